@@ -363,17 +363,24 @@ def link_spans(body: str, *, in_code: bool = False) -> list[LinkSpan]:
     """Targets of Markdown links and images, of HTML ``src``/``href`` and of wiki links to an id
     (``[[:/id]]``), outside code, in order; ``in_code``: those in code too (no Markdown parse: a
     quick look for candidates)."""
+    found = [
+        (pattern, match)
+        for pattern in (MD_LINK, _HTML_LINK, _REFERENCE, _AUTOLINK)
+        for match in (pattern.finditer(body) if pattern is not _REFERENCE or "]:" in body else ())
+    ]
+    wiki = list(_WIKI_ID.finditer(body)) if "[[:/" in body else []
+    if not found and not wiki:
+        return []  # (no Markdown parse for the code: most notes link nothing)
     code = code_ranges(body) if not in_code else []
     spans: list[LinkSpan] = []
     taken: list[tuple[int, int]] = []
-    for pattern in (MD_LINK, _HTML_LINK, _REFERENCE, _AUTOLINK):
-        for match in pattern.finditer(body) if pattern is not _REFERENCE or "]:" in body else ():
-            start, end = match.span(1)
-            if any(a <= start < b for a, b in [*code, *taken]):
-                continue  # (an autolink's brackets may be an inline link's ``(<target>)``)
-            spans.append(LinkSpan(start, end, match.group(1), autolink=pattern is _AUTOLINK))
-            taken.append(match.span())
-    for match in _WIKI_ID.finditer(body) if "[[:/" in body else ():
+    for pattern, match in found:
+        start, end = match.span(1)
+        if any(a <= start < b for a, b in [*code, *taken]):
+            continue  # (an autolink's brackets may be an inline link's ``(<target>)``)
+        spans.append(LinkSpan(start, end, match.group(1), autolink=pattern is _AUTOLINK))
+        taken.append(match.span())
+    for match in wiki:
         start, end = match.span()
         if not any(a <= start < b or start <= a < end for a, b in [*code, *taken]):
             heading = f"#{quote(match.group(2).strip())}" if match.group(2) and match.group(2).strip() else ""

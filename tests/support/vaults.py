@@ -33,6 +33,15 @@ def committed(vault: Path, files: dict[str, str]) -> Path:
     return vault / next(iter(files))
 
 
+def fresh(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """A folder ``tmp_path/notes`` holding ``files`` (path in it → text), and its profile's path."""
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    for name, text in files.items():
+        (vault / name).write_text(text)
+    return vault, tmp_path / "profile"
+
+
 @contextlib.contextmanager
 def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
     store = VaultStore.open(vault, profile)

@@ -134,6 +134,12 @@ class HasFileLinks(Protocol):
         """The notebook whose folder holds the attachment's file (``FileLink.notebook``)."""
         ...
 
+    def plan_notes(self, drafts: Sequence[NoteDraft]) -> set[str]:
+        """Inside a ``Store.batch`` that will make these notes (each draft's ``id``, notebook and
+        title): a ``:/id`` link to one of them written before it is made is written as the path it
+        will have, so the note linking it is written once. The ids it planned (none outside a batch)."""
+        ...
+
     def keep_beside(self, resource_id: str, note_id: str) -> None:
         """Write an attachment still kept in the profile, about to be linked from ``note_id``, into
         that note's own folder (when new attachments go to one folder for every note), so the

@@ -5,14 +5,15 @@ from __future__ import annotations
 import secrets
 
 from noted.markdown import linked_ids
-from noted.models import ACTOR_IMPORT, NotePatch
+from noted.models import ACTOR_IMPORT, NoteDraft, NotePatch
 from noted.store.protocol import HasFileLinks, Store
 
 
 class ForwardLinks:
     """A store that writes links as paths (a Markdown folder) can write a ``:/id`` link only to a
-    note already written: a note linking one written after it (or itself) is written again in the
-    slice that writes the last of those, so no id of noted's stays in the files."""
+    note whose path it knows: one already written, or one its slice makes (``plan``: its path chosen
+    first). A note linking one a later slice writes is written again in the slice that writes the
+    last of those, so no id of noted's stays in the files."""
 
     def __init__(self, store: Store, note_ids: set[str]) -> None:
         self.store = store
@@ -21,6 +22,12 @@ class ForwardLinks:
         self.note_ids = note_ids if isinstance(store, HasFileLinks) else set()
         self.written: set[str] = set()
         self.waiting: dict[str, tuple[str, set[str]]] = {}
+
+    def plan(self, drafts: list[NoteDraft]) -> None:
+        """Inside a slice's batch: the new notes it makes (``HasFileLinks.plan_notes``), whose paths
+        are known from now on."""
+        if self.note_ids and drafts and isinstance(self.store, HasFileLinks):
+            self.written |= self.store.plan_notes(drafts)
 
     def wrote(self, note_id: str, body: str) -> None:
         """The note ``note_id`` was written from ``body`` (``""``: left as it was)."""

@@ -276,6 +276,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
             with store.batch():
                 if not folder_ids:  # the notebooks go with the first notes, never alone
                     folder_ids, folders_created = _create_folders(store, scan)
+                links.plan([_draft(store, f, folder_ids[f.dir_key], "") for f in files if f.existing is None])
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(scan.with_ids(file.body), tokens)

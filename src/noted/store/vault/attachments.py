@@ -50,7 +50,7 @@ from noted.store.protocol import FileLink
 from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
-from noted.store.vault.files import Skipped, content_hash
+from noted.store.vault.files import ABSENT, FileChanged, Skipped, content_hash
 from noted.store.vault.note_names import NoteNames
 from noted.store.vault.trash import in_trash, links_from
 
@@ -282,8 +282,11 @@ class Attachments:
         note_rel = links_from(note_rel)  # a trashed note's, as from its notebook's folder
         for link_id in linked_ids(body):
             known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
+            planned = self.store.vault.planned or {}
             if note is not None:
                 path = note.path if note.present and not in_trash(note.path) else None
+            elif link_id in planned:  # a note this batch makes later (``Notes.plan_notes``)
+                path = planned[link_id]
             elif known or not adopt:
                 path = known[0] if known else None
             else:
@@ -315,10 +318,15 @@ class Attachments:
         if suffix.lower() in NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
             stem, suffix = resource.filename, ".txt"
         folder = note_rel.rpartition("/")[0] if beside and not _per_note(self._setting()) else None
-        path = store.vault.free_name(
-            self.new_folder(note_rel) if folder is None else folder, stem or "attachment", suffix
-        )
-        store.vault.write(path, data)
+        folder = self.new_folder(note_rel) if folder is None else folder
+        path = store.vault.free_name(folder, stem or "attachment", suffix)
+        for _ in range(2):  # a name found free, taken meanwhile (the batch's names): never replaced
+            with contextlib.suppress(FileChanged):
+                store.vault.write(path, data, unchanged=ABSENT)
+                break
+            path = store.vault.free_name(folder, stem or "attachment", suffix)
+        else:
+            store.vault.write(path, data, unchanged=ABSENT)
         with store.db.write() as conn:
             store.ledger.put_file(conn, resource_id, path, content_hash(data))
         with contextlib.suppress(OSError):

@@ -172,6 +172,14 @@ class VaultCore:
         finally:
             self._caught.paths = None
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One mirror transaction whose file changes are written down (``Vault.journal``): put back
+        when it fails, and after a crash at the next start, as its rows are (``VaultStore.batch``,
+        and every part's change of files, whoever calls it: a revert calls the store's own)."""
+        with self.keeping_catch_ups(), self.mirror.batch(), self.vault.journal():
+            yield
+
     def rewrite(self, note_id: str, write: Callable[[Note], T]) -> T:
         """``write(note)``, the note caught up with its file first. A file changed outside noted
         between ``write``'s read and its write (``FileChanged``) is caught up with again (the other

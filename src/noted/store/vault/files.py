@@ -105,6 +105,7 @@ class Vault:
         folder.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing):  # undone deepest first
             self._journal.remember(made.rmdir)
+            self._journal.took(self.rel(made) or "")
 
     def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
@@ -303,12 +304,13 @@ class Vault:
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
-            if unchanged is not None and state_now(path) != unchanged:
+            if self.moves is not None and (journaled or self.moves.saver() is not None):
+                self.moves.add_write(path, before, data)  # (a write refused next: its undo finds no change)
+            if unchanged is not None and state_now(path) != unchanged:  # (last: the nearest the rename)
+                self._journal.forget_names()  # (a name found free may be taken now)
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
-            if self.moves is not None and (journaled or self.moves.saver() is not None):
-                self.moves.add_write(path, before, data)
             os.replace(temp, path)
         except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
             temp.unlink(missing_ok=True)
@@ -319,6 +321,8 @@ class Vault:
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
+        if mode is None:
+            self._journal.took(rel)
         if journaled:  # (only once it is written: a write refused has nothing to undo)
             self._journal.remember(lambda: path.unlink() if before is None else self.write(rel, before))
         self._journal.sync_dir(path.parent, with_files=later)
@@ -340,6 +344,7 @@ class Vault:
         if self.moves is not None and self._journal.active:
             self.moves.add(source, target)
         os.rename(source, target)
+        self._journal.moved_names(old, new, folder=target.is_dir())
         self._journal.remember(lambda: os.rename(target, source))
         self._journal.sync_dir(target.parent)
         if source.parent != target.parent:
@@ -362,15 +367,28 @@ class Vault:
             folder = folder.rpartition("/")[0]
 
     def free_name(self, folder: str, stem: str, suffix: str = NOTE_SUFFIX) -> str:
-        """``folder/stem.md``, or ``stem 2.md``… when taken (by any name differing only in case too)."""
-        base = self.path(folder) if folder else self.root
-        taken = set()
-        with contextlib.suppress(OSError):
-            taken = {name.casefold() for name in os.listdir(base)}
+        """``folder/stem.md``, or ``stem 2.md``… when taken (by any name differing only in case too).
+
+        In a ``journal`` the folder is listed once, and the name given is taken from then on (the
+        batch is about to write it): a batch of many new notes does not list the folder for each.
+        """
+
+        def listed() -> set[str]:
+            with contextlib.suppress(OSError):
+                return {name.casefold() for name in os.listdir(self.path(folder) if folder else self.root)}
+            return set()
+
+        taken = self._journal.names(folder, listed)
         name, n = f"{stem}{suffix}", 2
         while name.casefold() in taken:
             name, n = f"{stem} {n}{suffix}", n + 1
+        taken.add(name.casefold())
         return f"{folder}/{name}".lstrip("/")
+
+    @property
+    def planned(self) -> dict[str, str] | None:
+        """The paths of the notes the ``journal`` under way will make (``FileJournal.planned``)."""
+        return self._journal.planned
 
 
 __all__ = [  # (what ``filestate`` holds, as the other modules import it from here)

@@ -40,7 +40,7 @@ class Folders(VaultPart):
         parent_id = "" if parent_id == self.core.root_folder_id else parent_id
         # In the journal, as a batch's folders are: a kill before the row commits leaves the
         # folder empty, and the next start removes it (``MoveLog.undo``), not the scan taking it in.
-        with self.mirror.batch(), self.vault.journal():
+        with self.core.batch():
             if parent_id and self.mirror.get_folder(parent_id).is_trashed:
                 raise InvalidInputError("that notebook is in the trash; restore it first")
             parent_dir = self.core.folder_dir(parent_id) if parent_id else ""
@@ -83,7 +83,7 @@ class Folders(VaultPart):
             parent_id = ""  # (None, a rename, stays where it is even when there is no root notebook)
         if title is not None:
             _folder_name(title)  # refused before anything is written
-        with self.mirror.batch():
+        with self.core.batch():
             old = self.core.folder_dir(folder_id)
             folder = self.mirror.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor)
             parent_dir = self.core.folder_dir(folder.parent_id) if folder.parent_id else ""
@@ -123,7 +123,7 @@ class Folders(VaultPart):
         """Every note inside goes to ``.trash/`` (keeping its path there); emptied folders are removed."""
         if folder_id == self.core.root_folder_id:
             raise InvalidInputError("the Markdown folder's own notebook cannot be trashed")
-        with self.mirror.batch():
+        with self.core.batch():
             ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             self.mirror.trash_folder(folder_id, actor=actor)
             self.core.place(self._notes_in(ids), actor=actor)
@@ -133,7 +133,7 @@ class Folders(VaultPart):
                         self.vault.path(path).rmdir()
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
-        with self.mirror.batch():
+        with self.core.batch():
             self.mirror.restore_folder(folder_id, actor=actor)
             ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             for fid in ids:

@@ -46,6 +46,7 @@ class FileJournal:
             return
         undo: list[Callable[[], object]] = []
         self._local.undo, self._local.dirs, self._local.files = undo, set(), False
+        self._local.names, self._local.planned = {}, {}
         try:
             yield
         except BaseException:
@@ -55,7 +56,7 @@ class FileJournal:
                     step()
             raise
         finally:
-            self._local.undo = None
+            self._local.undo = self._local.names = self._local.planned = None
             dirs, self._local.dirs = self._local.dirs, None
             if self._local.files:  # one sync of every file system rather than one a file
                 os.sync()
@@ -63,6 +64,47 @@ class FileJournal:
                 sync_dir(folder)
             if self.moves is not None:
                 self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+
+    def names(self, folder: str, listed: Callable[[], set[str]]) -> set[str]:
+        """The names in ``folder`` (casefolded): ``listed()`` once per journal, then kept up to
+        date by the vault's own changes (``Vault.free_name``, ``Vault.move``); outside a journal,
+        ``listed()`` each time. A batch holds the write lock: no other noted names files meanwhile."""
+        cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
+        if cache is None:
+            return listed()
+        if folder not in cache:
+            cache[folder] = listed()
+        return cache[folder]
+
+    def forget_names(self) -> None:
+        """Another program changed a folder (``FileChanged``): list each again when a name is wanted."""
+        cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
+        if cache is not None:
+            cache.clear()
+
+    def moved_names(self, old: str, new: str, *, folder: bool) -> None:
+        """The names kept (``names``) after the vault moved ``old`` to ``new``."""
+        cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
+        if folder:  # the names below it are elsewhere: listed again when wanted
+            self.forget_names()
+        elif cache is not None:
+            self.took(new)
+            parent, _, name = old.rpartition("/")
+            cache.get(parent, set()).discard(name.casefold())
+
+    def took(self, rel: str) -> None:
+        """The vault made the file ``rel``: its name is taken in the names kept (``names``)."""
+        cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
+        parent, _, name = rel.rpartition("/")
+        if cache is not None and parent in cache:
+            cache[parent].add(name.casefold())
+
+    @property
+    def planned(self) -> dict[str, str] | None:
+        """Note id → the path its file will have, for the notes this journal will make
+        (``noted.store.vault.notes.Notes.plan_notes``); None outside a journal."""
+        planned: dict[str, str] | None = getattr(self._local, "planned", None)
+        return planned
 
     def remember(self, step: Callable[[], object]) -> None:
         """An undo step for the change just made (none outside a journal)."""

@@ -1,9 +1,10 @@
 """The file changes of a batch under way, written down before each is made, so that a batch of
 several notes stopped half way by a crash (a kill, a power cut) is undone at the next start as its
 rows were: its moves, and its replaces (a tag merged, renamed or deleted in each note carrying it,
-a batch of changes undone), with the bytes each file had. Every batch (``VaultStore.batch``) writes
-them down from its start; a batch that wrote one note's file only and moved nothing is a single
-note's save, and the file it fully wrote is kept (the scan takes it in, the text typed not lost);
+a batch of changes undone), with the bytes each file had. Every batch (``VaultStore.batch``, and
+each change of files the store makes, whoever calls it: ``VaultCore.batch``) writes them down from
+its start; a batch that wrote one note's file only and moved nothing is a single note's save, and
+the file it fully wrote is kept (the scan takes it in, the text typed not lost);
 the folders any batch made are removed when empty (a notebook made alone, killed before its commit).
 A change that is of several notes even when it meets one (a tag renamed or deleted) says so
 (``start(several=True)``), so a tag on one note is not split in two either.

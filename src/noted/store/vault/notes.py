@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -81,7 +82,7 @@ class Notes(VaultPart):
     def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title) or "Untitled"
         ft = FileText.parse(check_body(draft.body))
-        with self.mirror.batch(), self.vault.saving(actor):
+        with self.core.batch(), self.vault.saving(actor):
             parent = self.mirror.get_folder(draft.parent_id) if draft.parent_id else None
             if parent is None:
                 raise InvalidInputError("a note needs a notebook")
@@ -89,7 +90,10 @@ class Notes(VaultPart):
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
-            rel = self.vault.free_note_name(self.core.folder_dir(parent.id), safe_name(title))
+            folder, planned = self.core.folder_dir(parent.id), self.vault.planned or {}
+            rel = planned.get(draft.id, "") if draft.id else ""  # (where links to it were written)
+            if not rel or rel.rpartition("/")[0] != folder:
+                rel = self.vault.free_note_name(folder, safe_name(title))
             ft = ft.titled(title, PurePosixPath(rel).stem)
             ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
             if draft.tags:
@@ -101,6 +105,24 @@ class Notes(VaultPart):
             # A name found free: a file another program makes there meanwhile is not replaced.
             state = self.vault.write(rel, data, unchanged=ABSENT, at=draft.user_updated_time or 0)
             return self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
+
+    def plan_notes(self, drafts: Sequence[NoteDraft]) -> set[str]:
+        """``HasFileLinks.plan_notes``: the path each new note's file will have, chosen now, so a
+        ``:/id`` link to one made later in the batch is written as that path; the ids planned."""
+        planned = self.vault.planned
+        if planned is None:  # (outside a batch: nothing kept)
+            return set()
+        for draft in drafts:
+            if not draft.id or draft.id in planned or self.ledger.note(draft.id) is not None:
+                continue
+            with contextlib.suppress(InvalidInputError, NotFoundError):  # (its create_note says why)
+                if self.mirror.get_folder(draft.parent_id).is_trashed:
+                    continue
+                folder = self.core.folder_dir(draft.parent_id)
+                planned[draft.id] = self.vault.free_note_name(
+                    folder, safe_name(clean_title(draft.title) or "Untitled")
+                )
+        return {d.id for d in drafts if d.id and d.id in planned}
 
     def update_note(
         self,
@@ -119,7 +141,7 @@ class Notes(VaultPart):
                 )
             return self._write_patch(old, patch, actor, session)
 
-        with self.mirror.batch(), self.vault.saving(actor):
+        with self.core.batch(), self.vault.saving(actor):
             try:  # an edit on the file meanwhile is caught up with, then a patch (an append) applied to it
                 return self.core.rewrite(note_id, write)
             except ConflictError as exc:
@@ -192,13 +214,13 @@ class Notes(VaultPart):
         )
 
     def trash_note(self, note_id: str, *, actor: str) -> None:
-        with self.mirror.batch():
+        with self.core.batch():
             self.core.catch_up(note_id)
             self.mirror.trash_note(note_id, actor=actor)
             self.core.place([note_id], actor=actor)
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
-        with self.mirror.batch():
+        with self.core.batch():
             self.mirror.restore_note(note_id, actor=actor)
             self.core.place([note_id], actor=actor)
             return self.core.catch_up(note_id)

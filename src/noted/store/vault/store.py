@@ -84,6 +84,7 @@ class VaultStore(Parts):
         self.restore_resource_version = resources.restore_resource_version
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.as_read, self.note_properties = notes.as_read, notes.note_properties
+        self.plan_notes = notes.plan_notes
         self.body_with_ids = resources.body_with_ids
         mirror.takers.update(resources.takers())
         self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
@@ -190,7 +191,7 @@ class VaultStore(Parts):
     def batch(self) -> Iterator[None]:
         """One mirror transaction, and the files written inside put back when it fails: all or
         nothing, as on the embedded store."""
-        with self.core.keeping_catch_ups(), self.mirror.batch(), self.vault.journal():
+        with self.core.batch():
             yield
 
 

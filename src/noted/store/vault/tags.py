@@ -50,7 +50,7 @@ class Tags(VaultPart):
                 state = self.vault.write(row.path, data, unchanged=read.state if read else ABSENT)
                 self.core.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
 
-        with self.mirror.batch():
+        with self.core.batch(), self.vault.saving(actor):  # (one note's save: ``moves``)
             self.core.rewrite(note_id, write)
             tags = self.mirror.note_tags(note_id)
             if want is None:
@@ -80,7 +80,7 @@ class Tags(VaultPart):
     @contextlib.contextmanager
     def _several_files(self) -> Iterator[None]:
         """A change of every file carrying a tag: all or none of them, a kill half way included."""
-        with self.mirror.batch(), self.vault.journal():
+        with self.core.batch():
             self.vault.of_several_notes()
             yield
 
