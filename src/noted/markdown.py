@@ -140,7 +140,7 @@ def _commonmark() -> MarkdownIt:
 
 
 @functools.lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
+def parser() -> MarkdownIt:
     # Only block structure matters here (headings and their lines); skipping the inline pass
     # makes the parse about a quarter faster and leaves each heading's raw text in ``content``.
     # Imported here: most commands (and the app's start) never parse Markdown.
@@ -165,7 +165,7 @@ def _headings(body: str) -> list[tuple[int, int, int, str]]:
     """(level, start offset, body start offset, text) for each heading, in order."""
     if not _HEADING_LINE.search(body):
         return []
-    tokens = _parser().parse(body)
+    tokens = parser().parse(body)
     lines = _line_offsets(body)
     out: list[tuple[int, int, int, str]] = []
     for i, token in enumerate(tokens):
@@ -241,40 +241,6 @@ def outline_lines(tree: Outline) -> list[str]:
     says what it is rather than ending in an empty column.
     """
     return [f"{s.path}\t{s.chars}\t{f'({TOP})' if s.path == '0' else s.heading}" for s in tree.sections]
-
-
-@dataclass(frozen=True, slots=True)
-class CodeBlock:
-    """A fenced or indented code block: its text as it would be pasted, without the fences.
-
-    ``language`` is the fence's info word ("" when none); ``first_line`` and ``last_line`` are the
-    0-based source lines the block spans, fences included, so a caller can tell where it sits.
-    """
-
-    language: str
-    text: str
-    first_line: int
-    last_line: int
-
-    @property
-    def line_count(self) -> int:
-        """How many lines the code has."""
-        return len(self.text.splitlines())
-
-
-def code_blocks(body: str) -> tuple[CodeBlock, ...]:
-    """The code blocks of ``body`` in document order, nested ones (in lists, quotes) included.
-
-    From the same parse as the outline, so a fence inside a fence is text and ``~~~`` counts too.
-    """
-    if "```" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
-        return ()
-    blocks: list[CodeBlock] = []
-    for token in _parser().parse(body):
-        if token.type in ("fence", "code_block") and token.map is not None:
-            language = token.info.split(maxsplit=1)[0] if token.info.strip() else ""
-            blocks.append(CodeBlock(language, token.content, token.map[0], token.map[1] - 1))
-    return tuple(blocks)
 
 
 NOTE_SUFFIXES = (".md", ".markdown")

@@ -8,19 +8,18 @@ from hypothesis import strategies as st
 
 from noted.markdown import (
     _HEADING_LINE,
-    CodeBlock,
-    _parser,
-    code_blocks,
     heading_text,
     link_spans,
     linked_ids,
     names_file,
     outline,
     outline_lines,
+    parser,
     replace_spans,
     section_label,
     section_text,
 )
+from noted.ui.code_blocks import CodeBlock, code_blocks
 
 BODY = """intro before any heading
 
@@ -165,7 +164,7 @@ _PIECES = st.sampled_from(
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_PIECES, max_size=30).map("".join))
 def test_a_body_the_quick_test_skips_has_no_heading(body: str) -> None:
-    tokens = _parser().parse(body)
+    tokens = parser().parse(body)
     parsed = [t for t in tokens if t.type == "heading_open" and t.level == 0]
     if not _HEADING_LINE.search(body):
         assert parsed == []

@@ -14,8 +14,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
-from noted.markdown import code_blocks
 from noted.ui.clipboard import copy_text
+from noted.ui.code_blocks import code_blocks
 from noted.ui.dialogs.code_picker import copy_code_block
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from textual.containers import Vertical
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from noted.markdown import CodeBlock
 from noted.ui.clipboard import copy_text
+from noted.ui.code_blocks import CodeBlock
 from noted.ui.dialogs.over import Over
 from noted.ui.dialogs.picker import fit_list
 

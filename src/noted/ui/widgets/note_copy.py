@@ -10,8 +10,9 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from noted.markdown import CodeBlock, code_blocks, section_label
+from noted.markdown import section_label
 from noted.ui.clipboard import copy_text
+from noted.ui.code_blocks import CodeBlock, code_blocks
 from noted.ui.data import partial_notice
 from noted.ui.dialogs.code_picker import copy_code_block
 from noted.ui.widgets.markdown_page import MarkdownPage
