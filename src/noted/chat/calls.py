@@ -135,7 +135,7 @@ class RoundCalls:
             elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             elif tool is not None and self._needs_approval(tool, arguments):
-                approval = Approval(f"Allow {call.name}?", lines[index])
+                approval = Approval(f"Allow: {lines[index]}?", "")
                 yield self._ask(approval, call.name)
                 allowed = await self._answer(approval)
                 if allowed:
