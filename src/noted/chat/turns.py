@@ -77,7 +77,11 @@ def summary(name: str, arguments: dict[str, Any], titles: Mapping[str, str] | No
         if len(shown) > 40:
             shown = shown[:39] + "…"
         # A title after a note is the note's new one: named as such, not beside the old as its twin.
-        bare = key in ("query", "id", "anchor") or (key == "title" and not parts)
+        bare = (
+            key in ("query", "id", "anchor")
+            or (key == "title" and not parts)
+            or bool(titles and key in titles)
+        )
         parts.append(shown if bare else f"{key}={shown}")
     line = f"{tool_words(name).to_do} {' '.join(parts)}".strip()
     return line if len(line) <= 100 else line[:99] + "…"
