@@ -48,3 +48,6 @@ def test_a_write_asked_about_is_put_in_words(profile: Path, wire: WireServer) ->
     assert done.returncode == 4, done.stderr
     assert 'Allow: create note "Packing" notebook_title="Trips"?' in done.stderr, done.stderr
     assert '· create note "Packing"' in done.stderr and "create_note" not in done.stderr, done.stderr
+    # Why, to the person: it was "The person declined this change; … Do not try it again unless
+    # they ask.", the words meant for the model (which it still gets).
+    assert "\n  refused: not approved, so nothing was written\n" in done.stderr, done.stderr

@@ -106,6 +106,8 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
             return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
         return "done", "done"
     why = result.get("error") or result.get("message") if isinstance(result, dict) else None
+    if why == DECLINED:  # the model's words ("The person declined…"); the person is told plainly
+        why = "not approved, so nothing was written"
     return str(status), f"{status}: {why}" if why else str(status)
 
 
