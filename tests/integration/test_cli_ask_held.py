@@ -92,3 +92,4 @@ def test_json_calls_a_declined_edit_of_the_note_refused(profile: Path, wire: Wir
     assert report["changes"][0]["saved"] is False
     assert (call["status"], call["outcome"]) == ("refused", "refused"), call
     assert "declined" in call["result"]["message"], call
+    assert [a["title"] for a in report["approvals"]] == ["Apply 1 edit to “Shopping”?"]  # was "1 edit(s)"

@@ -267,7 +267,7 @@ class RoundCalls:
         # no tool of their own a proposal could be accepted through (editor tools need the open
         # note), so they are asked about here, their diff shown, whatever ``ai.approveWrites`` says.
         if self.approve_writes() or self.ctx.writes_wait:
-            approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
+            approval = Approval(f"Apply {plural(count, 'edit')} to “{session.title}”?", "", diff)
             yield self._ask(approval, "edit_current")
             allowed = await self._answer(approval)
             if not allowed:
