@@ -77,7 +77,7 @@ async def test_a_change_failing_half_way_leaves_every_note_as_it_was(env: Env) -
     cursor, files = store.latest_cursor(), _files(store)
     results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, states)
     assert [r.ok for r in results] == [False] * 4
-    assert all("change 4 (update_note) failed" in (r.message or "") for r in results), results
+    assert all("change 4 (update note) failed" in (r.message or "") for r in results), results
     assert store.note_tag_titles(ids[:2]) == {}
     assert (store.get_note(ids[1]).title, store.get_note(ids[1]).body) == ("Note 1", "text 1\n")
     assert sorted(n.title for n in store.list_notes(folder_id=folder_id)) == ["Note 0", "Note 1"]
@@ -103,7 +103,7 @@ async def test_a_fault_injected_in_the_last_write_leaves_every_note_as_it_was(
     monkeypatch.setattr(store, "update_note", failing)
     results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, notes=ids))
     assert results[3].status is ToolStatus.INTERNAL
-    assert all("change 4 (update_note) failed" in (r.message or "") for r in results), results
+    assert all("change 4 (update note) failed" in (r.message or "") for r in results), results
     monkeypatch.undo()
     assert store.note_tag_titles(ids) == {}
     assert [(store.get_note(i).title, store.get_note(i).body) for i in ids] == [

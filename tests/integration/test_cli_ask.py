@@ -134,7 +134,7 @@ def test_the_answer_streams_to_stdout_and_tool_calls_go_to_stderr(profile: Path,
     assert done.returncode == 0, done.stderr
     # Only the answer, each round's text on its own line: safe to pipe.
     assert done.stdout == "Looking.\nYou need milk.\n"
-    assert 'search_notes "milk"' in done.stderr
+    assert '· searched for "milk"' in done.stderr
     first, second = (r.body for r in wire.requests)
     assert json.loads(first["messages"][3]["content"])["body"] == BODY  # the note, pre-loaded
     assert tool_result(second, "c1")["results"][0]["title"] == "Shopping"
@@ -383,7 +383,7 @@ def test_on_a_terminal_the_person_is_asked_and_yes_writes(profile: Path, wire: W
     arguments = {"title": "Packing", "notebook_title": "Trips"}
     wire.push(tool_reply("w", "create_note", arguments), text_reply("Created."))
     child = Child(profile, wire, "Make a packing list", NOTED_AI_TOOL_CREATE_NOTE_ENABLED="1")
-    child.wait_for_err("Allow create_note? [y/N] ")
+    child.wait_for_err('Allow: create note "Packing" notebook_title="Trips"? [y/N] ')
     child.type("y\n")
     code, out, err = child.finish()
 

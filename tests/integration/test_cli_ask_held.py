@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.integration.test_cli_ask import (  # noqa: F401 (fixtures)
     BODY,
     Child,
+    ask,
     profile,
     text_reply,
     tool_reply,
@@ -72,3 +73,23 @@ def test_a_note_deleted_at_the_edit_prompt_refuses_the_edit_and_the_answer_goes_
     assert "· Not saved: the note was deleted while the assistant was editing it" in err, err
     assert "no note with id" not in err, err
     assert out.strip() == "Understood."
+
+
+def test_json_calls_a_declined_edit_of_the_note_refused(profile: Path, wire: WireServer) -> None:  # noqa: F811
+    # Before: the edit's call said "status": "ok", "outcome": "done" though nothing was written
+    # ("changes" said so, and the chat pane and the saved chat marked the call refused).
+    wire.push(
+        tool_reply("e", "editor_replace", {"anchor": "- milk", "text": "- oat milk"}),
+        text_reply("Asked."),
+    )
+    done = ask(
+        profile, wire, "--json", "--note", "Shopping", "Oat milk", NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1"
+    )
+
+    assert done.returncode == 4, done.stderr
+    report = json.loads(done.stdout)
+    (call,) = report["tool_calls"]
+    assert report["changes"][0]["saved"] is False
+    assert (call["status"], call["outcome"]) == ("refused", "refused"), call
+    assert "declined" in call["result"]["message"], call
+    assert [a["title"] for a in report["approvals"]] == ["Apply 1 edit to “Shopping”?"]  # was "1 edit(s)"

@@ -44,4 +44,6 @@ def test_stream_says_a_write_held_for_review_is_held_as_its_proposal(profile: Pa
     # Not vacuous: before, the line said only "status": "ok", as for a write that was made.
     assert result["outcome"] == "held" and result["said"] == "held as p1 for your review", result
     texts = ask(profile, wire, "--new", "Oat milk", **env)  # and the text report says it too
-    assert "update_note: held as p2 for your review" in texts.stderr, texts.stderr
+    assert "\n  held as p2 for your review" in texts.stderr and "update_note" not in texts.stderr, (
+        texts.stderr
+    )

@@ -107,12 +107,14 @@ async def test_a_batch_whose_change_fails_writes_nothing_and_its_card_says_which
     async with app.run_test(size=size) as pilot:
         await _asked(pilot, app, "tag them")
         card = app.query_one(BatchCard)
+        # Each change in words, its note by title (it was: manage_tags note_id=“Note 0” …).
+        assert card.question.items == ('retag “Note 0” add=["later"]', 'retag “Note 1” add=["later"]')
         store.trash_note(ids[1], actor="user")
         store.empty_trash(actor="user")
         await pilot.press("y")
         await until(pilot, lambda: card.has_class("-refused"))
         await settle(pilot)
-        assert "change 2 (manage_tags) failed" in str(card.query_one(".card-status", Static).render())
+        assert "change 2 (retag) failed" in str(card.query_one(".card-status", Static).render())
         assert store.note_tag_titles(ids) == {}
         assert card.applied is None
 

@@ -132,7 +132,7 @@ async def test_the_focused_chat_item_shows_without_colour_in_every_theme(
             assert set(left_edge(colourless(app, call))) == {" "}, theme
             # The tool call's title: reversed, with a heavy bar beside the disclosure.
             title.focus()
-            await until(pilot, lambda: "search_notes" in reversed_text(colourless(app, title)), timeout=WAIT)
+            await until(pilot, lambda: "searched for" in reversed_text(colourless(app, title)), timeout=WAIT)
             assert set(left_edge(colourless(app, call))) == {"┃"}, theme
             assert colourless(app, card)[0][0].char not in HEAVY, theme
             assert "Proposed" not in reversed_text(colourless(app, card)), theme

@@ -130,7 +130,7 @@ async def test_a_change_that_fails_half_way_writes_none_of_the_batch(services: S
     cursor = store.latest_cursor()
     events = await _run(services, calls, answer)
     (outcome,) = [e for e in events if isinstance(e, BatchApplied)]
-    assert outcome.applied == 0 and "change 3 (update_note) failed" in outcome.message
+    assert outcome.applied == 0 and "change 3 (update note) failed" in outcome.message
     assert outcome.message.startswith("Nothing of this batch of 3 changes was written")
     finished = [e for e in events if isinstance(e, ToolCallFinished)]
     assert [e.status for e in finished] == [ToolStatus.ERROR] * 3

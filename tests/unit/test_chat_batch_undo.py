@@ -289,11 +289,11 @@ async def test_a_write_tool_without_an_undo_is_marked_before_and_named_after(
             applied.append(event)
 
     assert not items[0].endswith(FINAL) and items[1].endswith(FINAL)
-    assert len(applied[0].final) == 1 and applied[0].final[0].startswith("replace_attachment")
+    assert len(applied[0].final) == 1 and applied[0].final[0].startswith("replace attachment ")
 
     undone = engine.undo_batch(applied[0])
 
     assert store.note_tag_titles([note.id]) == {}
     assert store.read_resource(resource.id) == b"new"  # not claimed: it is named
     assert undone.final == applied[0].final
-    assert "Not undone" in undone.message and "replace_attachment" in undone.message
+    assert "Not undone" in undone.message and "replace attachment " in undone.message

@@ -155,9 +155,7 @@ async def test_two_round_tool_conversation_sends_the_note_first_and_results_back
     assert of(events, Done) == [Done("You need milk and tea.")]
     assert "".join(e.text for e in of(events, TextDelta)) == "Let me look.You need milk and tea."
     started = of(events, ToolCallStarted)
-    assert [(s.call_id, s.name, s.summary) for s in started] == [
-        ("c1", "search_notes", 'search_notes "milk"')
-    ]
+    assert [(s.call_id, s.name, s.summary) for s in started] == [("c1", "search_notes", 'search for "milk"')]
     assert [(f.call_id, f.status) for f in of(events, ToolCallFinished)] == [("c1", "ok")]
 
     first, second = fake.requests
@@ -375,8 +373,8 @@ async def test_a_global_write_waits_for_the_person(services: Services, yes: bool
     events = await run(engine, conversation, "Make a packing list", answers=[yes])
 
     (asked,) = of(events, ApprovalRequested)
-    assert asked.tool == "create_note" and "create_note" in asked.approval.title
-    assert "Packing list" in asked.approval.detail
+    assert asked.tool == "create_note" and asked.approval.title.startswith("Allow: create note ")
+    assert "Packing list" in asked.approval.title and "create_note" not in asked.approval.title
     sent = results_sent(fake.requests[1])["w"]
     created = [n for n in services.store.list_notes() if n.title == "Packing list"]
     if yes:
@@ -798,6 +796,6 @@ async def test_switching_notes_starts_or_resumes_that_notes_conversation(service
 
 def test_a_tool_call_summary_stays_on_one_line() -> None:
     line = summary("editor_append", {"text": "## Next\n- book the venue\n- send invites\n" * 5, "at": 3})
-    assert "\n" not in line and line.startswith('editor_append text="## Next - book the venue')
-    assert line == 'editor_append text="## Next - book the venue - send invite… at=3'
-    assert summary("search_notes", {"query": "tea", "limit": 5}) == 'search_notes "tea" limit=5'
+    assert "\n" not in line and line.startswith('append text="## Next - book the venue')
+    assert line == 'append text="## Next - book the venue - send invite… at=3'
+    assert summary("search_notes", {"query": "tea", "limit": 5}) == 'search for "tea" limit=5'

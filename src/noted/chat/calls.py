@@ -135,7 +135,7 @@ class RoundCalls:
             elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             elif tool is not None and self._needs_approval(tool, arguments):
-                approval = Approval(f"Allow {call.name}?", lines[index])
+                approval = Approval(f"Allow: {lines[index]}?", "")
                 yield self._ask(approval, call.name)
                 allowed = await self._answer(approval)
                 if allowed:
@@ -267,7 +267,7 @@ class RoundCalls:
         # no tool of their own a proposal could be accepted through (editor tools need the open
         # note), so they are asked about here, their diff shown, whatever ``ai.approveWrites`` says.
         if self.approve_writes() or self.ctx.writes_wait:
-            approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
+            approval = Approval(f"Apply {plural(count, 'edit')} to “{session.title}”?", "", diff)
             yield self._ask(approval, "edit_current")
             allowed = await self._answer(approval)
             if not allowed:

@@ -70,6 +70,7 @@ from noted.providers import (
     UserMessage,
 )
 from noted.tools import ToolContext, ToolRegistry, ToolResult
+from noted.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -384,7 +385,7 @@ def change_notice(event: ChatEvent, so_far: list[Entry]) -> list[Entry]:
     proposed, then whether it was saved (and which save it was, for an undo) or refused."""
     match event:
         case EditsProposed(diff=diff, edits=edits):
-            return [Notice(f"Proposed: {edits} edit(s) to the note", kind="change", detail=diff)]
+            return [Notice(f"Proposed: {plural(edits, 'edit')} to the note", kind="change", detail=diff)]
         case EditsApplied(message=message, after_updated_time=after):
             detail = so_far[0].detail if so_far and isinstance(so_far[0], Notice) else ""
             return [Notice(message, kind="change", detail=detail, ticket=after)]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from noted.models import ToolStatus
+from noted.ops.tool_words import tool_words
 from noted.providers import (
     AssistantMessage,
     Message,
@@ -61,8 +62,9 @@ CLOSE_WAIT = 5.0
 
 
 def summary(name: str, arguments: dict[str, Any], titles: Mapping[str, str] | None = None) -> str:
-    """One line for people: ``search_notes "budget" limit=5``; an argument named in ``titles``
-    (the id of the note a write changes) is shown as that title: ``update_note “Shopping” …``."""
+    """One line for people, in words of what the call would do (``noted.ops.tool_words``):
+    ``search for "budget" limit=5``; an argument named in ``titles`` (the id of the note a write
+    changes) is shown as that title: ``update note “Shopping” …``. ``told`` says it of a call that ran."""
     parts: list[str] = []
     for key, value in arguments.items():
         # Line breaks inside a value (an appended paragraph) would break the one line.
@@ -74,9 +76,25 @@ def summary(name: str, arguments: dict[str, Any], titles: Mapping[str, str] | No
             shown = json.dumps(value, ensure_ascii=False)
         if len(shown) > 40:
             shown = shown[:39] + "…"
-        parts.append(shown if key in ("query", "id", "anchor", "title") else f"{key}={shown}")
-    line = f"{name} {' '.join(parts)}".strip()
+        # A title after a note is the note's new one: named as such, not beside the old as its twin.
+        bare = (
+            key in ("query", "id", "anchor")
+            or (key == "title" and not parts)
+            or bool(titles and key in titles)
+        )
+        parts.append(shown if bare else f"{key}={shown}")
+    line = f"{tool_words(name).to_do} {' '.join(parts)}".strip()
     return line if len(line) <= 100 else line[:99] + "…"
+
+
+def told(name: str, line: str, kind: str) -> str:
+    """``line`` (a ``summary``) as it ended: in the words of what the call did when it ran
+    (``kind`` done: ``searched for "budget"``), else as it was asked (``update note “Shopping”``,
+    which a refusal or a hold for review follows)."""
+    words = tool_words(name)
+    if kind == "done" and line.startswith(words.to_do):
+        return words.done + line[len(words.to_do) :]
+    return line
 
 
 def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
@@ -88,6 +106,8 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
             return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
         return "done", "done"
     why = result.get("error") or result.get("message") if isinstance(result, dict) else None
+    if why == DECLINED:  # the model's words ("The person declined…"); the person is told plainly
+        why = "not approved, so nothing was written"
     return str(status), f"{status}: {why}" if why else str(status)
 
 

@@ -121,7 +121,7 @@ class JsonReport:
                 self._held.clear()
                 self.changes.append({"note_id": note_id, "edits": edits, "saved": True, "message": message})
             case ev.EditsRefused(note_id=note_id, edits=edits, message=message):
-                self._held.clear()
+                self._refuse_held(message)  # declined, or the note changed: not written
                 self.changes.append({"note_id": note_id, "edits": edits, "saved": False, "message": message})
             case ev.UsageReport(input_tokens=sent, output_tokens=received, conversation_tokens=total):
                 self.usage["input_tokens"] += sent
@@ -136,13 +136,18 @@ class JsonReport:
 
     def _cut_short(self, ending: Ending) -> None:
         """Held edits were not saved and calls left running never ran, as the saved chat says."""
+        self._refuse_held(ending.not_saved)
         refused = {"status": ToolStatus.REFUSED, "outcome": "refused"}
-        for call in self._held:
-            call.update(refused, result={"status": ToolStatus.REFUSED, "message": ending.not_saved})
-        self._held.clear()
         for call in self.tool_calls:
             if "status" not in call:
                 call.update(refused, result={"status": ToolStatus.REFUSED, "message": ending.not_run})
+
+    def _refuse_held(self, message: str) -> None:
+        """The held edits were not written: their calls say so, as the chat pane and the saved chat do."""
+        for call in self._held:
+            call.update(status=ToolStatus.REFUSED, outcome="refused")
+            call.update(result={"status": ToolStatus.REFUSED, "message": message})
+        self._held.clear()
 
     def approved(self, tool: str, title: str, yes: bool) -> None:
         """Record how an approval was answered."""

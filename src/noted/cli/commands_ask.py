@@ -143,6 +143,8 @@ class _Renderer:
         self.break_before_text = False
         """Text of an earlier round ended without a line break before tool calls: start a new line."""
         self.last = "\n"
+        self.lines: dict[str, str] = {}
+        """The line of each call started and not finished, said once it ends (``told``)."""
 
     def render(self, event: ChatEvent) -> int:
         """Handle one event; returns the exit code it calls for (0 for most)."""
@@ -178,7 +180,7 @@ class _Renderer:
             print_line({"type": "approval_answer", "tool": event.tool, "approved": answer})
 
     def _text(self, event: ChatEvent) -> None:
-        from noted.chat.turns import outcome
+        from noted.chat.turns import outcome, told
 
         out, err = sys.stdout, sys.stderr
         match event:
@@ -189,13 +191,14 @@ class _Renderer:
                 out.write(shown(text, out))
                 out.flush()
                 self.last = text[-1:] or self.last
-            case ToolCallStarted(summary=summary):
+            case ToolCallStarted(call_id=call_id, summary=summary):
                 self.break_before_text = self.last != "\n"
-                print(shown(f"\n· {summary}", err), file=err)
-            case ToolCallFinished(name=name, status=status, result=result):
+                self.lines[call_id] = summary
+            case ToolCallFinished(call_id=call_id, name=name, status=status, result=result):
+                # Said once it ended, in the words of what it did (``searched for "milk"``).
                 kind, said = outcome(status, result)
-                if kind != "done":
-                    print(shown(f"  {name}: {said}", err), file=err)
+                line = told(name, self.lines.pop(call_id, name), kind)
+                print(shown(f"\n· {line}" + ("" if kind == "done" else f"\n  {said}"), err), file=err)
             case EditsProposed(diff=diff):
                 print(shown(diff, err), file=err)
             case (

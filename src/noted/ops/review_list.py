@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from noted.models import NotePatch, now_ms
 from noted.ops import review_items
 from noted.ops.review import Review, line_counts, lines_words, summary
+from noted.ops.tool_words import tool_words
 from noted.search.dates import resolve_date
 from noted.store.review import EntryRow, ProposalRow, ProposalState, Word, stuck
 
@@ -122,8 +123,8 @@ def _proposal(proposal: ProposalRow) -> ReviewItem:
 
 def action_words(proposal: ProposalRow) -> str:
     """What ``proposal`` does, in a person's words (``update note``, not the tool's ``update_note``):
-    the Changes view and ``noted changes`` say it alike."""
-    return proposal.tool.replace("_", " ")
+    the Changes view and ``noted changes`` say it alike, as the chat does (``noted.ops.tool_words``)."""
+    return tool_words(proposal.tool).to_do
 
 
 def proposal_summary(proposal: ProposalRow) -> str:

@@ -30,6 +30,7 @@ from noted.errors import ConflictError, Interruption, NotedError, PartlyDoneErro
 from noted.models import ToolStatus
 from noted.ops.batch_capture import Snapshot
 from noted.ops.batch_undo import all_or_none
+from noted.ops.tool_words import tool_words
 from noted.settings import Settings
 from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
 from noted.tools.arguments import describe_validation_error, field_of, normal_ids, short
@@ -181,7 +182,9 @@ class ToolRegistry:
                 for index, (tool, args) in enumerate(ready):
                     results[index] = result = self._run(tool, args, ctx)
                     if not result.ok:
-                        raise _CallFailed(f"change {index + 1} ({tool.name}) failed: {result.message}")
+                        raise _CallFailed(
+                            f"change {index + 1} ({tool_words(tool.name).to_do}) failed: {result.message}"
+                        )
         except _CallFailed:
             return _none_written(results, [(t.name, a) for t, a in ready])
         except NotedError as exc:  # the transaction itself failed (a full disk…), or Joplin's undo
@@ -316,7 +319,7 @@ def _none_written(
     index, failed = next((i, r) for i, r in enumerate(results) if r is not None and not r.ok)
     message = (
         f"nothing of this batch of {len(calls)} changes was written: "
-        f"change {index + 1} ({calls[index][0]}) failed: {failed.message}"
+        f"change {index + 1} ({tool_words(calls[index][0]).to_do}) failed: {failed.message}"
     )
     return [
         dataclasses.replace(failed, message=message)

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
-from noted.chat.turns import outcome
+from noted.chat.turns import outcome, told
 from noted.models import ToolStatus
 
 MAX_STRING = 300
@@ -118,8 +118,9 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
         value = _decode(result) if isinstance(result, str) else dict(result)
         self._result.update(Content(pretty_json(value)))
         kind, said = outcome(status, value)
+        line = told(self.tool_name, self.summary, kind)
         # A write in review mode worked, but wrote nothing yet: a ✓ would say it was done.
-        self.title = escape(f"⧖ {self.summary}  ({said})") if kind == "held" else _title(self.summary, status)
+        self.title = escape(f"⧖ {line}  ({said})") if kind == "held" else _title(line, status)
 
 
 def _title(summary: str, status: ToolStatus | None) -> str:
