@@ -81,6 +81,21 @@ def test_bad_titles_refused(store: SqliteStore) -> None:
         store.create_folder("  ", actor="user")
 
 
+@pytest.mark.parametrize("title", ["\ufeff", "\u200b\u200d", " \u2060 "])
+def test_a_notebook_or_tag_titled_only_with_invisible_characters_is_refused(
+    store: SqliteStore, title: str
+) -> None:
+    """``manage_tags add ["\ufeff"]`` made a tag every list showed as nothing, and no one could name it
+    again; a title that shows nothing needs a title, as a blank one does."""
+    note = _note(store)
+    before = store.latest_cursor()
+    with pytest.raises(InvalidInputError, match="needs a title"):
+        store.create_folder(title, actor="user")
+    with pytest.raises(InvalidInputError, match="needs a title"):
+        store.tag_note(note, [title], actor="user")
+    assert store.latest_cursor() == before
+
+
 @pytest.mark.parametrize("title", ["a\x1b]52;c;ZXZpbA==\x07b", "nul\x00", "c1\x9b2J", "del\x7f"])
 def test_a_title_with_a_control_character_is_refused_on_every_kind_of_item(
     store: SqliteStore, title: str

@@ -7,6 +7,7 @@ written and a write's rehearsal (``noted.tools.rehearsal``) meets the refusal.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePath
 
 from noted.errors import InvalidInputError
@@ -76,18 +77,24 @@ def read_title(title: str) -> str:
     return "".join("\ufffd" if _hidden(c) else c for c in title)
 
 
+def _shows_nothing(title: str) -> bool:
+    """Whether ``title`` is empty or only invisible format characters (a byte order mark, zero-width
+    spaces and joiners): a list would show it as nothing, and no one could name it."""
+    return all(unicodedata.category(c) == "Cf" for c in title)
+
+
 def clean_notebook_title(title: str) -> str:
-    """A notebook's title as ``clean_title`` makes it, or an error when that leaves it empty."""
+    """A notebook's title as ``clean_title`` makes it, or an error when that leaves it showing nothing."""
     title = clean_title(title, "notebook title")
-    if not title:
+    if _shows_nothing(title):
         raise InvalidInputError("a notebook needs a title")
     return title
 
 
 def clean_tag_title(title: str) -> str:
-    """A tag's title as ``clean_title`` makes it, or an error when that leaves it empty."""
+    """A tag's title as ``clean_title`` makes it, or an error when that leaves it showing nothing."""
     title = clean_title(title, "tag")
-    if not title:
+    if _shows_nothing(title):
         raise InvalidInputError("a tag needs a title")
     return title
 

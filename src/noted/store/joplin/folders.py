@@ -13,7 +13,7 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemState, ItemType, descendants, new_id, now_ms
 from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
 from noted.store.joplin.tags import Tags
-from noted.store.rules import clean_title
+from noted.store.rules import clean_notebook_title
 
 RESTORED_FOLDER = "Restored notes"
 """Where a note restored from the trash goes when its notebook is gone (as in the embedded store)."""
@@ -44,9 +44,7 @@ class Folders:
     def create_folder(
         self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
     ) -> Folder:
-        title = clean_title(title, "notebook title")
-        if not title:
-            raise InvalidInputError("a notebook needs a title")
+        title = clean_notebook_title(title)
         if parent_id:
             self.api.live_folder(parent_id)
         folder_id = made_id or new_id()
@@ -59,9 +57,7 @@ class Folders:
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder:
         folder = self.api.folder_item(folder_id)
-        new_title = folder.title if title is None else clean_title(title, "notebook title")
-        if not new_title:
-            raise InvalidInputError("a notebook needs a title")
+        new_title = folder.title if title is None else clean_notebook_title(title)
         new_parent = folder.parent_id if parent_id is None else parent_id
         if new_parent and new_parent != folder.parent_id:
             if new_parent in descendants(self.api.all_folders(), folder_id):

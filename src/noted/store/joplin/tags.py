@@ -17,7 +17,7 @@ from noted.errors import BackendError, InvalidInputError, NotFoundError, PartlyD
 from noted.models import ChangeType, ItemState, ItemType, Place, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.joplin.tag_notes import TagNotes
-from noted.store.rules import clean_title
+from noted.store.rules import clean_tag_title
 
 TAG_READERS = 4
 """Requests for the tags of a page of notes in flight at once (measured on a 2-core machine: 1 s
@@ -80,9 +80,7 @@ class Tags:
 
     def _ensure(self, title: str, actor: str, note_id: str) -> tuple[str, str]:
         """``ensure_tag``'s id, and the tag's title as Joplin keeps it."""
-        title = clean_title(title, "tag")
-        if not title:
-            raise InvalidInputError("a tag needs a title")
+        title = clean_tag_title(title)
         found = self._find(title)
         if found is not None:
             return str(found["id"]), str(found.get("title", title))
@@ -96,9 +94,7 @@ class Tags:
         return self.get_tag(self.ensure_tag(title, actor))
 
     def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
-        title = clean_title(title, "tag")
-        if not title:
-            raise InvalidInputError("a tag needs a title")
+        title = clean_tag_title(title)
         old = self.get_tag(tag_id)
         clash = self._find(title)
         if clash is not None and clash["id"] != tag_id:

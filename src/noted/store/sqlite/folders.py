@@ -6,7 +6,7 @@ import apsw
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemState, ItemType, new_id, now_ms
-from noted.store.rules import clean_title
+from noted.store.rules import clean_notebook_title
 from noted.store.sqlite.base import FOLDER_COLUMNS, folder_from_row, folder_row
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import item_state, record
@@ -41,9 +41,7 @@ class Folders:
     def create_folder(
         self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
     ) -> Folder:
-        title = clean_title(title, "notebook title")
-        if not title:
-            raise InvalidInputError("a notebook needs a title")
+        title = clean_notebook_title(title)
         now = now_ms()
         folder = Folder(made_id or new_id(), title, parent_id, now, now)
         with self.db.write() as conn:
@@ -61,9 +59,7 @@ class Folders:
     ) -> Folder:
         with self.db.write() as conn:
             folder = folder_row(conn, folder_id)
-            new_title = folder.title if title is None else clean_title(title, "notebook title")
-            if not new_title:
-                raise InvalidInputError("a notebook needs a title")
+            new_title = folder.title if title is None else clean_notebook_title(title)
             new_parent = folder.parent_id if parent_id is None else parent_id
             if new_parent and new_parent != folder.parent_id:
                 if new_parent in descendant_folder_ids(conn, folder_id):

@@ -9,7 +9,7 @@ import apsw
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Tag, new_id, now_ms
-from noted.store.rules import clean_title
+from noted.store.rules import clean_tag_title
 from noted.store.sqlite.base import note_row, tag_from_row
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import item_state, record
@@ -66,9 +66,7 @@ class Tags:
             return ensure_tag(conn, title, actor)
 
     def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
-        title = clean_title(title, "tag")
-        if not title:
-            raise InvalidInputError("a tag needs a title")
+        title = clean_tag_title(title)
         with self.db.write() as conn:
             was = item_state(conn, ItemType.TAG, tag_id)
             if was is None:
@@ -149,9 +147,7 @@ class Tags:
 def ensure_tag(conn: apsw.Connection, title: str, actor: str, note_id: str = "") -> Tag:
     """The tag with this title (case-insensitive), created when missing (for ``note_id``: its
     feed row says so, and the review leaves it to the note's entry)."""
-    title = clean_title(title, "tag")
-    if not title:
-        raise InvalidInputError("a tag needs a title")
+    title = clean_tag_title(title)
     row = conn.execute(
         "SELECT id, title, created_time, updated_time FROM tags WHERE casefold(title) = ?",
         (title.casefold(),),

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from noted.errors import InvalidInputError
 from noted.models import Folder, descendants
 from noted.store.protocol import NoteOrder
-from noted.store.rules import clean_title
+from noted.store.rules import clean_notebook_title, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart
 from noted.store.vault.trash import in_trash
@@ -18,9 +18,7 @@ from noted.store.vault.trash import in_trash
 def _folder_name(title: str) -> str:
     """The folder's name for a notebook titled ``title``; refused when no name is left of it (dots
     alone name no folder of their own)."""
-    cleaned = clean_title(title, "notebook title")
-    if not cleaned:
-        raise InvalidInputError("a notebook needs a title")
+    cleaned = clean_notebook_title(title)
     name = safe_name(cleaned, "")
     if not name:
         raise InvalidInputError(

@@ -5,10 +5,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 
-from noted.errors import InvalidInputError
 from noted.models import Note, Tag
 from noted.store.protocol import NoteOrder
-from noted.store.rules import clean_title
+from noted.store.rules import clean_tag_title, clean_title
 from noted.store.vault.base import VaultPart
 from noted.store.vault.files import ABSENT
 from noted.store.vault.text import FileText, front_tags
@@ -19,9 +18,7 @@ class Tags(VaultPart):
 
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Tags missing from the note are added to its front-matter ``tags``."""
-        titles = [clean_title(t, "tag") for t in titles]
-        if any(not t for t in titles):
-            raise InvalidInputError("a tag needs a title")
+        titles = [clean_tag_title(t) for t in titles]
         return self._retag(note_id, actor, lambda ft: _add_tags(ft, titles), want=titles)
 
     def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
