@@ -20,8 +20,9 @@ from tests.support.cli import run_noted
 from tests.support.tools_env import MANAGE_TOOLS, WRITE_TOOLS, make_env
 
 from noted.errors import InvalidInputError
-from noted.models import ACTOR_USER, Folder
+from noted.models import ACTOR_USER, Folder, NoteDraft
 from noted.ops import notebooks as ops
+from noted.ops.notes import create_note
 from noted.ops.resolve import resolve_folder
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
@@ -161,3 +162,12 @@ async def test_a_scoped_client_is_told_nothing_of_the_names_outside_its_scope(
         assert _titles(store, secret) == ["Ideas", "Work", "work"]
         with pytest.raises(InvalidInputError, match=f'"Work" is already in "Secret" \\({hidden[:8]}\\)'):
             ops.update_notebook(store, plan, title="WORK", actor=ACTOR_USER)
+
+
+def test_a_note_given_no_notebook_goes_in_the_inbox_of_another_case(backend_store: LocalStore) -> None:
+    store = backend_store
+    inbox = ops.create_notebook(store, "inbox", actor=ACTOR_USER)  # the person's, named so
+    made = create_note(store, NoteDraft("Hello", "hi"), actor=ACTOR_USER)
+    # Not vacuous: a second top-level "Inbox" was made beside "inbox" for it.
+    assert (made.note.parent_id, made.notebook_created) == (inbox.id, False)
+    assert _titles(store) == ["inbox"]
