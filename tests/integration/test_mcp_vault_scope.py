@@ -272,14 +272,15 @@ async def test_renaming_a_top_of_the_scope_says_nothing_of_the_names_beside_it(
         sub = await _ok(scoped, "create_notebook", parent_id=folder.work, title="Sub")
         moved = await _refused(scoped, "update_notebook", id=sub["id"], parent_id=top)
         renamed = await _ok(scoped, "update_notebook", id=sub["id"], title="Renamed")
-        person = await _ok(everything, "update_notebook", id=folder.work, title="Secret")
+        person = await _refused(everything, "update_notebook", id=folder.work, title="Secret")
     assert said[0] == said[1] and made[0] == made[1], (said, made)
     assert "cannot be renamed" in said[0] and "nothing was changed" in said[0]
     assert "nothing was changed" in moved and "nothing was changed" in made[0]
-    assert renamed["title"] == "Renamed" and (folder.root / "Secret 2" / "Renamed").is_dir()
-    # Not vacuous: the name is taken beside Work, as the person's rename shows.
-    assert person["title"] == "Secret 2" and (folder.root / "Secret 2" / "Work plan.md").exists()
-    assert sorted(p.name for p in folder.root.iterdir() if p.is_dir()) == ["Secret", "Secret 2"]
+    assert renamed["title"] == "Renamed" and (folder.root / "Work" / "Renamed").is_dir()
+    # Not vacuous: the name is taken beside Work, as the person's rename shows (refused: a
+    # notebook's name is its siblings' own, ``ops.notebooks``).
+    assert 'a notebook named "Secret" is already at the top level' in person
+    assert sorted(p.name for p in folder.root.iterdir() if p.is_dir()) == ["Secret", "Work"]
 
 
 def test_the_person_attaching_a_notes_name_gets_an_attachment_too(folder: Folder) -> None:

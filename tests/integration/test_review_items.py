@@ -411,3 +411,21 @@ async def test_thinning_keeps_what_each_writer_left_so_a_burst_of_the_models_can
     first_replace, burst = sorted(review.pending(), key=lambda e: e.id)  # MODEL1's; MODEL2 and MODEL3
     review_actions.revert(review, burst.id)
     assert store.read_resource(res.id) == b"MINE"
+
+
+async def test_reverting_onto_a_name_taken_since_keeps_the_notebook_and_says_why(env: Env) -> None:
+    top = env.folder("Top")
+    work, plans = env.folder("Projects"), env.folder("Plans")
+    review = review_of(env.store)
+    await env.ok("update_notebook", id=work, title="Work")
+    await env.ok("update_notebook", id=plans, parent_id=top)
+    env.folder("Projects")  # the person's, since: the names it would go back to are taken
+    env.folder("plans")
+    # Not vacuous: the rename back was kept as "a tag is named ...", and the move back raised the refusal.
+    review.refresh()
+    entries = {e.note_id: e.id for e in review.pending()}
+    renamed = review_actions.revert(review, entries[work])
+    assert renamed.kept == ('a notebook beside it is named "Projects" now: it stays "Work"',)
+    moved = review_actions.revert(review, entries[plans])
+    assert moved.kept == ('a notebook where it was is named "Plans" now: it stays in "Top"',)
+    assert (env.store.get_folder(plans).parent_id, env.store.get_folder(work).title) == (top, "Work")

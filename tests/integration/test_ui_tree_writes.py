@@ -18,6 +18,7 @@ from tests.integration.ui_support import Fixture, open_services, until
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.widgets.note_list import NoteList
 
 
@@ -107,3 +108,17 @@ async def test_a_notebook_restored_from_the_trash_says_what_came_back(
             pilot,
             lambda: 'Restored the notebook "Work" with 1 notebook inside and 2 notes.' in said(app),
         )
+
+
+async def test_a_notebook_renamed_onto_a_siblings_name_is_refused_and_says_so(services: Services) -> None:
+    def top_level() -> list[str]:
+        return sorted(f.title for f in services.store.list_folders() if not f.parent_id)
+
+    async with on_tree(services) as (app, pilot, tree):
+        await pilot.press("r")  # on Home, the first notebook
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await pilot.press("ctrl+u", *"work", "enter")  # Work is beside it (case aside)
+        # Not vacuous: before, the rename went through and two notebooks were called "work"/"Work".
+        refused = 'a notebook named "Work" is already at the top level'
+        await until(pilot, lambda: refused in " ".join(said(app)))
+        assert cursor(tree) == f"folder:{home_id(tree)}" and top_level() == ["Home", "Work"]

@@ -46,6 +46,8 @@ from noted.store.sqlite.review import SqliteReview
 from noted.tools import ToolRegistry, all_tools
 
 TITLES = ("Work", "Home", "work")
+NAMES = (*TITLES, "WORK", "home")
+"""The titles a call or a change outside gives: those of the notebooks, and more of their cases."""
 TAGS = ("x", "Y", "zed", "ſtraw")  # a long s: folded, "straw" (as "STRAW" outside)
 WORDS = ("budget", "trip", "plan")
 READS = ("list_notebooks", "list_notes", "list_tags", "get_tag", "list_tag_notes", "search_notes",
@@ -80,11 +82,16 @@ def cases(draw: st.DrawFn) -> Case:
     index = st.integers(0, count - 1)
     tags = st.lists(st.sampled_from(TAGS), max_size=2, unique=True).map(tuple)
     notes = tuple(draw(st.lists(st.tuples(index, st.sampled_from(WORDS), tags), min_size=1, max_size=7)))
-    scope = frozenset(draw(st.sets(index, min_size=1, max_size=2)))
+    # the client's notebooks: one or two, or all those inside one it cannot see (whose name a
+    # refusal beside them must not tell)
+    children = (frozenset(i for i, f in enumerate(folders) if f[0] == p) for p in range(count))
+    beside = [group for group in children if len(group) > 1]
+    around = st.sampled_from(beside) if beside else st.nothing()
+    scope = draw(st.sets(index, min_size=1, max_size=2).map(frozenset) | around)
     # the setting is a wider list the client's narrows (disjoint ones would leave nothing to test)
     allowed = draw(st.none() | st.sets(index, max_size=2).map(lambda extra: frozenset(scope | extra)))
-    kinds = st.sampled_from(("note", "folder", "top", "tag", "trash", "proposal"))
-    word = st.sampled_from(TITLES + TAGS + WORDS)
+    kinds = st.sampled_from(("note", "folder", "top", "beside", "rename", "tag", "trash", "proposal"))
+    word = st.sampled_from(NAMES + TAGS + WORDS)
     outside = tuple(draw(st.lists(st.tuples(kinds, st.integers(0, 99), word), min_size=1, max_size=6)))
     ref = st.integers(0, 99)
     calls = tuple(
@@ -213,8 +220,18 @@ def _change_outside(copy: Copy, case: Case) -> None:
         hidden = [f.id for f in store.list_folders() if not scope.allows_folder(f.id)]
         notes = [n.id for n in store.list_notes() if not scope.allows_note(n)]
         title = TITLES[which % len(TITLES)]  # the titles the scope's own notebooks have
+        tops = [f for f in store.list_folders() if scope.is_root(f)]
         if kind == "top" or (kind == "folder" and not hidden):
             store.create_folder(title, actor="user")
+        elif kind == "beside" and tops:  # a name beside a top of the scope, in any case (and case aside)
+            top = tops[which % len(tops)]
+            store.create_folder(
+                _case(top.title if which % 2 else word, which), parent_id=top.parent_id, actor="user"
+            )
+        elif kind == "rename" and hidden:  # the notebook around a top of the scope, say, named otherwise
+            around = [t.parent_id for t in tops if t.parent_id] if which % 2 else []
+            renamed = (around or hidden)[which % len(around or hidden)]
+            store.update_folder(renamed, title=_case(word, which), actor="user")
         elif kind == "folder":
             made = store.create_folder(title, parent_id=hidden[which % len(hidden)], actor="user")
             store.create_note(NoteDraft(f"{word} below", f"{word} budget", made.id), actor="user")
@@ -235,6 +252,11 @@ def _change_outside(copy: Copy, case: Case) -> None:
             )
 
 
+def _case(title: str, which: int) -> str:
+    """``title`` in one of its cases: as it is, lower, upper or swapped."""
+    return (title, title.lower(), title.upper(), title.swapcase())[which // 2 % 4]
+
+
 def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str, Any]:
     """The arguments of one drawn call, naming the ids the client knows by position."""
 
@@ -249,6 +271,8 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
         pick("tag", copy.tags, first),
     )
     other = pick("folder", copy.folders, second) if second % 5 else ""
+    tops = copy.client.notebooks or ()  # a rename of a top of the scope, one time in two: beside
+    renamed = tops[second // 2 % len(tops)] if tops and second % 2 else folder  # it lie names outside
     table: dict[str, dict[str, Any]] = {
         "list_notebooks": {"include_trashed": bool(first % 2)},
         "list_notes": [{}, {"notebook_id": folder}, {"tag_id": tag}][first % 3],
@@ -264,7 +288,9 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
         "proposal_status": [{}, {"ids": [f"p{first % 9 + 1}", f"p{second % 9 + 1}"]}][second % 2],
         "create_note": {"title": f"{word} made", "body": f"{word} budget", "notebook_id": folder},
         "create_notebook": {"title": word, "parent_id": folder},
-        "update_notebook": {"id": folder, "parent_id": other} if first % 2 else {"id": folder, "title": word},
+        "update_notebook": {"id": folder, "parent_id": other}
+        if first % 2
+        else {"id": renamed, "title": word},
         "delete_notebook": {"id": folder},
         "manage_tags": {"note_id": note, "add": [word]}
         if second % 2
@@ -283,11 +309,14 @@ SURVEY = (("list_notebooks", 1, 0, ""), ("list_tags", 0, 0, ""), ("list_notes", 
           *(("search_notes", 0, 0, w) for w in WORDS), *(("find_notes", 0, i, "plan") for i in range(3)), *(("get_tag", i, 0, "") for i in range(3)),
           *(("note_history", i, 0, "") for i in (1, 2)), ("read_note", 1, 0, ""), ("proposal_status", 0, 0, ""))  # fmt: skip
 """Reads made before and after the drawn calls, so every example looks at everything it can see."""
+RENAMES = tuple(("update_notebook", 0, second, name) for second in (1, 3) for name in NAMES)
+"""Made last: each top of the scope renamed to every name, beside which the copy's changes outside
+put those names in every case (a name taken there must not be told, as ``refuse_taken`` once did)."""
 
 
 async def _run(copies: list[Copy], case: Case) -> None:
     outside = [_outside(copy) for copy in copies]
-    for tool, first, second, word in (*SURVEY, *case.calls, *SURVEY):
+    for tool, first, second, word in (*SURVEY, *case.calls, *SURVEY, *RENAMES):
         answers = [await copy.call(tool, _args(copy, tool, first, second, word)) for copy in copies]
         assert answers[0] == answers[1], (tool, answers)
     assert [_outside(copy) for copy in copies] == outside  # the client changed nothing outside its scope

@@ -58,25 +58,80 @@ def named_otherwise(asked: str, folder: Folder) -> str:
 
 
 def create_notebook(
-    store: Store, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+    store: Store,
+    title: str,
+    *,
+    parent_id: str = "",
+    actor: str,
+    made_id: str | None = None,
+    visible: frozenset[str] | None = None,
 ) -> Folder:
     """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level), called ``id``
-    when given (a proposal's, fixed when it was made)."""
-    clean_notebook_title(title)  # refused before the write, as every store refuses it
+    when given (a proposal's, fixed when it was made). ``visible``: as for ``refuse_taken``.
+
+    Raises:
+        InvalidInputError: the title is empty, or a notebook beside it has that name
+            (``refuse_taken``); nothing was written.
+    """
+    refuse_taken(store, title, parent_id, visible=visible)  # before the write, as a bad title is
     return store.create_folder(title, parent_id=parent_id, actor=actor, made_id=made_id)
 
 
+def refuse_taken(
+    store: Store, title: str, parent_id: str, *, own_id: str = "", visible: frozenset[str] | None = None
+) -> None:
+    """Refuse ``title`` for a notebook inside ``parent_id`` ("" for the top level) when another
+    notebook there, not in the trash, has it (case aside): every command naming a notebook by its
+    title would then have to ask which. Two already there (Joplin allows them) stay addressable by
+    path and id; this only keeps noted from making more.
+
+    A caller who may see only the notebooks ``visible`` (an MCP client's scope; None: all of them)
+    is refused only for those: one it cannot see does not count, and the refusal names no notebook
+    it cannot see, so what it is told is the same whether or not one lies there (a refusal for it
+    would tell that a notebook of that name exists, and its id). Only a top of its scope has
+    siblings it cannot see, so two of a name can only come to be beside one.
+
+    Raises:
+        InvalidInputError: the title is empty, or another notebook (not ``own_id``) beside it has it.
+    """
+    wanted = clean_notebook_title(title).casefold()
+    if isinstance(store, HasFolderNames):
+        parent_id = store.folder_parent(parent_id)  # a Markdown folder's root notebook is its top
+    folders = [f for f in store.list_folders() if visible is None or f.id in visible]
+    for folder in folders:
+        if folder.id != own_id and folder.title.casefold() == wanted and _parent(store, folder) == parent_id:
+            parent = next((f'in "{f.title}"' for f in folders if f.id == parent_id), "beside it")
+            where = "at the top level" if visible is None and not parent_id else parent
+            raise InvalidInputError(
+                f'a notebook named "{folder.title}" is already {where} ({folder.id[:8]})',
+                hint="pick another name, or use that notebook",
+            )
+
+
+def _parent(store: Store, folder: Folder) -> str:
+    if isinstance(store, HasFolderNames) and folder.parent_id:
+        return store.folder_parent(folder.parent_id)
+    return folder.parent_id
+
+
 def update_notebook(
-    store: Store, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
+    store: Store,
+    folder_id: str,
+    *,
+    title: str | None = None,
+    parent_id: str | None = None,
+    actor: str,
+    visible: frozenset[str] | None = None,
 ) -> FolderChange:
     """Rename the notebook and/or move it inside ``parent_id`` ("" for the top level), in one write.
+    ``visible``: the notebooks the caller may see, as for ``refuse_taken``.
 
     Nothing is written when it has that title and parent already (a Markdown folder's root
     notebook stands for the top level: ``HasFolderNames.folder_parent``).
 
     Raises:
-        InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, or the
-            title is empty; nothing was written.
+        InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, the
+            title is empty, or a notebook where it would be has its name; nothing was written.
     """
     if parent_id == folder_id:
         raise InvalidInputError("a notebook cannot be its own parent")
@@ -86,6 +141,10 @@ def update_notebook(
         folder = store.get_folder(folder_id)
         if (title is None or title == folder.title) and (parent_id is None or parent_id == folder.parent_id):
             return FolderChange(folder, False)
+        parent = folder.parent_id if parent_id is None else parent_id
+        refuse_taken(
+            store, folder.title if title is None else title, parent, own_id=folder_id, visible=visible
+        )
         return FolderChange(
             store.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor), True
         )

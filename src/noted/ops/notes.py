@@ -253,11 +253,15 @@ def _delete_stored(store: Store, stored: Sequence[Resource], actor: str) -> None
 
 def top_level_notebook(store: Store, title: str) -> tuple[str, str]:
     """The top-level notebook a note given no notebook but ``title`` goes in: its id ("" when it
-    is still to be made) and its title (a Markdown folder's: ``HasFolderNames.top_folder_title``)."""
+    is still to be made) and its title (a Markdown folder's: ``HasFolderNames.top_folder_title``).
+    One of that title in another case is it (one would be refused beside it: ``refuse_taken``)."""
     if isinstance(store, HasFolderNames):
         title = store.top_folder_title(title)
-    found = (f.id for f in store.list_folders() if f.parent_id == "" and f.title == title)
-    return next(found, ""), title
+    tops = [f for f in store.list_folders() if f.parent_id == ""]
+    found = [f for f in tops if f.title == title] or [
+        f for f in tops if f.title.casefold() == title.casefold()
+    ]
+    return (found[0].id, found[0].title) if found else ("", title)
 
 
 def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:

@@ -240,8 +240,9 @@ def _rename_back(store: Store, entry: EntryRow, item: Folder | Tag, kept: list[s
             notebooks.update_notebook(store, item.id, title=d["renamed_from"], actor=ACTOR_USER)
         else:
             notebooks.rename_tag(store, item.id, d["renamed_from"], actor=ACTOR_USER)
-    except InvalidInputError:  # another tag has that title now
-        kept.append(f'a tag is named "{d["renamed_from"]}" now: it stays "{item.title}"')
+    except InvalidInputError:  # another tag, or a notebook beside it, has that title now
+        what = "a notebook beside it" if isinstance(item, Folder) else "a tag"
+        kept.append(f'{what} is named "{d["renamed_from"]}" now: it stays "{item.title}"')
 
 
 def _move_back(store: Store, entry: EntryRow, folder: Folder, kept: list[str]) -> None:
@@ -260,7 +261,10 @@ def _move_back(store: Store, entry: EntryRow, folder: Folder, kept: list[str]) -
         except NotFoundError:
             kept.append(f"the notebook it came from is gone: it stays {here}")
             return
-    notebooks.update_notebook(store, folder.id, parent_id=d["moved_from"], actor=ACTOR_USER)
+    try:
+        notebooks.update_notebook(store, folder.id, parent_id=d["moved_from"], actor=ACTOR_USER)
+    except InvalidInputError:  # a notebook there has its name now (refuse_taken)
+        kept.append(f'a notebook where it was is named "{folder.title}" now: it stays {here}')
 
 
 def _where(store: Store, parent_id: str) -> str:

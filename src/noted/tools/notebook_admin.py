@@ -178,6 +178,7 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             title=title if "title" in args else None,
             parent_id=parent_id if "parent_id" in args else None,
             actor=ctx.actor,
+            visible=scope.folder_ids,  # a name taken outside the scope is not told (refuse_taken)
         ).folder
     differs = {"title": updated.title != folder.title, "parent_id": updated.parent_id != folder.parent_id}
     return {**_summary(ctx, scope, updated), "changed": [k for k in differs if k in args and differs[k]]}
@@ -196,7 +197,8 @@ UPDATE_NOTEBOOK = Tool(
     description=(
         'Rename a notebook (title) and/or move it (parent_id: another notebook\'s id, or "" for the '
         "top level). Its notes and sub-notebooks go with it. Moving a notebook into itself or one of "
-        "its own sub-notebooks is refused, as is a notebook in the trash (restore_notebook first). "
+        "its own sub-notebooks is refused, as is a notebook in the trash (restore_notebook first), "
+        "and a title another notebook where it would be has (case aside). "
         "Returns the notebook as it is now and the fields that were given."
     ),
     input_schema=s.obj(

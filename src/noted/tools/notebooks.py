@@ -227,7 +227,12 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         )
     with pinned(ctx, scope, *parents, field="parent_id"):
         folder = create_notebook(
-            ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor, made_id=ctx.new_id
+            ctx.store,
+            args["title"],
+            parent_id=parent_id,
+            actor=ctx.actor,
+            made_id=ctx.new_id,
+            visible=scope.folder_ids,  # a name taken outside the scope is not told (refuse_taken)
         )
     return {"id": folder.id, "title": folder.title, "parent_id": folder.parent_id}
 
@@ -237,8 +242,8 @@ CREATE_NOTEBOOK = Tool(
     title="Create a notebook",
     description=(
         "Create a notebook, at the top level or inside parent_id. Returns its id, for create_note "
-        "or update_note(notebook_id=...). Titles need not be unique; check list_notebooks first to "
-        "avoid a duplicate."
+        "or update_note(notebook_id=...). A notebook beside it with the same title (case aside) is "
+        "refused: check list_notebooks first and use that one."
     ),
     input_schema=s.obj(
         {
