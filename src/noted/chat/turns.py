@@ -22,6 +22,7 @@ from noted.providers import (
 )
 from noted.tools import ToolResult
 from noted.tools.editor import EDIT_TOOLS
+from noted.tools.pinning import READ_AGAIN
 from noted.tools.proposals import PENDING
 
 DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
@@ -106,9 +107,22 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
             return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
         return "done", "done"
     why = result.get("error") or result.get("message") if isinstance(result, dict) else None
-    if why == DECLINED:  # the model's words ("The person declined…"); the person is told plainly
-        why = "not approved, so nothing was written"
-    return str(status), f"{status}: {why}" if why else str(status)
+    return str(status), f"{status}: {for_person(why)}" if why else str(status)
+
+
+def for_person(why: str) -> str:
+    """A refusal's reason, written for the model, in the person's words: a decline ("The person
+    declined…") said plainly, the instruction to read again and redo left to the model, and the
+    model's "you" named (the assistant, which read the note)."""
+    if why == DECLINED:
+        return "not approved, so nothing was written"
+    for advice in READ_AGAIN:
+        if why.endswith(" " + advice):
+            why = why.removesuffix(" " + advice)
+            return why.replace("since you read it", "since the assistant read it").replace(
+                "(you read the", "(the assistant read the"
+            )
+    return why
 
 
 def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:

@@ -1,0 +1,36 @@
+"""A refused write is told to the person in words for them; the model keeps its instructions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.tools_env import make_env
+
+from noted.chat.turns import DECLINED, for_person, outcome
+from noted.models import ToolStatus
+from noted.store.sqlite import SqliteStore
+from noted.tools.pinning import changed
+
+
+async def test_a_stale_update_is_told_to_the_person_without_the_models_instructions(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    """The chat's card and ``noted ask`` said "Not done: note … has changed since you read it …
+    Call read_note again and redo your change on what it says now.": words for the model."""
+    env = make_env(store, tmp_path, enabled=("update_note",))
+    note = env.note(env.folder("Work"), "Plan", "v1")
+    refused = await env.error("update_note", id=note, append="x", base_updated_time=1)
+    for_model = refused.for_model()["error"]
+    assert "Call read_note again" in for_model  # the model still gets its instruction
+    _, said = outcome(refused.status, refused.for_model())
+    assert said.startswith('error: note "Plan" has changed since the assistant read it'), said
+    assert "nothing was written" in said
+    assert "read_note" not in said and "you" not in said.split(), said
+
+
+def test_a_changed_item_and_a_declined_write_are_said_to_the_person() -> None:
+    """The scoped writes' refusal ("Read it again and redo your change …") and a decline."""
+    said = for_person(changed("notebook", "Trips", "id").message)
+    assert said == 'notebook "Trips" has changed since the assistant read it; nothing was written.', said
+    _, declined = outcome(ToolStatus.REFUSED, {"error": DECLINED})
+    assert declined == "refused: not approved, so nothing was written"
