@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.support.tools_env import make_env
 
-from noted.chat.turns import DECLINED, for_person, outcome
+from noted.chat.turns import DECLINED, PAUSED, for_person, outcome
 from noted.models import ToolStatus
 from noted.store.sqlite import SqliteStore
 from noted.tools.pinning import changed
@@ -34,3 +34,12 @@ def test_a_changed_item_and_a_declined_write_are_said_to_the_person() -> None:
     assert said == 'notebook "Trips" has changed since the assistant read it; nothing was written.', said
     _, declined = outcome(ToolStatus.REFUSED, {"error": DECLINED})
     assert declined == "refused: not approved, so nothing was written"
+
+
+def test_a_call_not_run_after_failed_rounds_is_said_to_the_person() -> None:
+    """The tool line said "refused: Not run: … Answer the person in words, saying what went
+    wrong.": the model's instruction, to the person."""
+    _, said = outcome(ToolStatus.REFUSED, {"error": PAUSED, "status": "refused"})
+    assert (
+        said == "refused: not run: the tool calls of the last rounds all failed, so no tools were offered"
+    ), said

@@ -30,6 +30,11 @@ PAUSED = (
     "Not run: no tools are offered in this round because the tool calls of the last rounds all failed. "
     "Answer the person in words, saying what went wrong."
 )
+_PLAIN = {
+    DECLINED: "not approved, so nothing was written",
+    PAUSED: "not run: the tool calls of the last rounds all failed, so no tools were offered",
+}
+"""The texts written for the model that the person is told otherwise (``for_person``)."""
 FINAL = "(cannot be undone)"
 """Marks a change of a batch that no undo can take back (a write tool without ``Tool.undo``)."""
 NOT_RUN = "Not run: the person stopped the answer before this call ran."
@@ -112,10 +117,10 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
 
 def for_person(why: str) -> str:
     """A refusal's reason, written for the model, in the person's words: a decline ("The person
-    declined…") said plainly, the instruction to read again and redo left to the model, and the
-    model's "you" named (the assistant, which read the note)."""
-    if why == DECLINED:
-        return "not approved, so nothing was written"
+    declined…") or a pause ("… Answer the person in words") said plainly, the instruction to read
+    again and redo left to the model, and the model's "you" named (the assistant read the note)."""
+    if (plain := _PLAIN.get(why)) is not None:
+        return plain
     for advice in READ_AGAIN:
         if why.endswith(" " + advice):
             why = why.removesuffix(" " + advice)
