@@ -26,9 +26,7 @@ async def test_a_stale_write_says_on_its_card_why_in_the_persons_words(services:
     ]
     app, _ = chat.host(services, script)
     async with app.run_test(size=(100, 40)) as pilot:
-        await chat.settle(pilot)
-        await chat.ask(pilot, "Add bread")
-        await chat.until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        await chat.ask_for_a_write(pilot, "Add bread")
         # The person edits the note while the card waits: the write, accepted, finds it moved.
         services.store.update_note(note, NotePatch(body=chat.BODY + "- eggs\n"), actor="user")
         await pilot.press("y")
