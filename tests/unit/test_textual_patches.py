@@ -248,7 +248,7 @@ def test_characters_that_reorder_text_are_left_out_of_what_the_terminal_draws() 
     patches.install()
     console = Console(color_system="truecolor", force_terminal=True)
     bold = Style(bold=True)
-    strip = Strip([Segment("rlo:\u202eevil\u202c: end", bold), Segment(" \u2066a\u2069 │")])
+    strip = Strip([Segment("rlo:\u202eevil\u202c: end", bold), Segment(" \u2066a\u2069\u200f │")])
     clean = Strip([Segment("rlo:evil: end", bold), Segment(" a │")]).render(console)
     assert strip.cell_length == cell_len("rlo:evil: end a │")  # what the layout counted
     assert strip.render(console) == clean

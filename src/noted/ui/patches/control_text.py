@@ -11,7 +11,7 @@ text from users can drive it".
 The patch renders as Textual does, with the text of every segment that is not itself a control
 sequence passed through ``str.translate``: each C0 and C1 control and DEL becomes its control
 picture (``␛``) or U+FFFD, one cell wide, as the command line shows them (``noted.cli.terminal``),
-and the invisible characters that reorder text (U+202A … U+202E, U+2066 … U+2069) are left out.
+and Unicode's bidi controls (U+202A … U+202E, U+2066 … U+2069, U+200E, U+200F, U+061C) are left out.
 It is not a speed patch: it stays on when the speed patches are off.
 """
 
@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 PICTURES: dict[int, str | None] = {code: chr(0x2400 + code) for code in range(0x20)}
 PICTURES[0x7F] = "\u2421"
 PICTURES |= {code: "\ufffd" for code in range(0x80, 0xA0)}
-PICTURES |= dict.fromkeys(map(ord, BIDI_CONTROLS))
-"""The characters that reorder text are left out: Rich lays them out 0 cells wide, while some
-terminals give each a cell, so a model's answer or a note holding them pushed a
-pane's right border out; shown as a sign they would take a cell the layout never counted."""
+PICTURES |= dict.fromkeys(map(ord, BIDI_CONTROLS | {"\u061c", "\u200e", "\u200f"}))
+"""Unicode's bidi controls (those that reorder text, and the marks of a direction) are left out:
+Rich lays them out 0 cells wide, while some terminals give each a cell, so a model's answer or a
+note holding them pushed a pane's right border out; shown as a sign they would take a cell the
+layout never counted."""
 
 
 def _render(self: Strip, console: Console) -> str:
