@@ -5,9 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.tools_env import make_env
+from tests.unit.test_chat_ask_no_change import _run
+from tests.unit.test_chat_ask_refused import _notes
 
 from noted.chat.turns import DECLINED, PAUSED, for_person, outcome
 from noted.models import ToolStatus
+from noted.profile import Profile
+from noted.providers import CallTool
+from noted.services import Services
 from noted.store.sqlite import SqliteStore
 from noted.tools.pinning import changed
 
@@ -43,3 +48,26 @@ def test_a_call_not_run_after_failed_rounds_is_said_to_the_person() -> None:
     assert (
         said == "refused: not run: the tool calls of the last rounds all failed, so no tools were offered"
     ), said
+
+
+async def test_a_round_refused_whole_is_said_to_the_person_without_the_models_instructions(
+    tmp_path: Path,
+) -> None:
+    """Each write of a round holding one that would be refused said "… nothing was written: fix
+    that call and send them again" on its tool line: the model's instruction."""
+    services = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
+    try:
+        for tool in ("manage_tags", "update_note"):
+            services.settings.set(f"ai.tool.{tool}.enabled", True)
+        live, gone = _notes(services)
+        calls = [
+            CallTool("update_note", {"id": live, "append": "three"}, id="c0"),
+            CallTool("manage_tags", {"note_id": gone, "add": ["x"]}, id="c1"),
+        ]
+        _, finished = await _run(services, calls)
+    finally:
+        services.close()
+    assert "send them again" in finished[0].result["error"]  # the model keeps its instruction
+    _, said = outcome(finished[0].status, finished[0].result)
+    assert said.endswith("are approved all or none; nothing was written"), said
+    assert "(change 2 of this round) would be refused" in said, said

@@ -35,6 +35,8 @@ _PLAIN = {
     PAUSED: "not run: the tool calls of the last rounds all failed, so no tools were offered",
 }
 """The texts written for the model that the person is told otherwise (``for_person``)."""
+SEND_AGAIN = "fix that call and send them again"
+"""Ends the refusal of each write of a round that holds one that would be refused."""
 FINAL = "(cannot be undone)"
 """Marks a change of a batch that no undo can take back (a write tool without ``Tool.undo``)."""
 NOT_RUN = "Not run: the person stopped the answer before this call ran."
@@ -117,17 +119,17 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
 
 def for_person(why: str) -> str:
     """A refusal's reason, written for the model, in the person's words: a decline ("The person
-    declined…") or a pause ("… Answer the person in words") said plainly, the instruction to read
-    again and redo left to the model, and the model's "you" named (the assistant read the note)."""
+    declined…") or a pause ("… Answer the person in words") said plainly, the instructions to read
+    again and redo, or to send a round again, left to the model, and the model's "you" named
+    (the assistant read the note)."""
     if (plain := _PLAIN.get(why)) is not None:
         return plain
-    for advice in READ_AGAIN:
-        if why.endswith(" " + advice):
-            why = why.removesuffix(" " + advice)
-            return why.replace("since you read it", "since the assistant read it").replace(
-                "(you read the", "(the assistant read the"
-            )
-    return why
+    why = why.removesuffix(": " + SEND_AGAIN)
+    for advice in READ_AGAIN:  # also inside a round's refusal, which quotes the call's
+        why = why.replace(" " + advice, "")
+    return why.replace("since you read it", "since the assistant read it").replace(
+        "(you read the", "(the assistant read the"
+    )
 
 
 def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:
