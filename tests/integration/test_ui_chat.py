@@ -137,6 +137,13 @@ async def ask(pilot: Pilot[None], text: str) -> None:
     await pilot.press("enter")
 
 
+async def ask_for_a_write(pilot: Pilot[None], text: str) -> None:
+    """``ask`` once the pane is idle, and wait until a card asks to approve a write."""
+    await settle(pilot)
+    await ask(pilot, text)
+    await until(pilot, lambda: bool(pilot.app.query(".edit-card.-asking")))
+
+
 def texts(app: App[None], kind: type[Any]) -> list[str]:
     out = []
     for widget in app.query(kind):

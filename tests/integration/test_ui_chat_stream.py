@@ -91,9 +91,7 @@ async def test_an_accepted_write_says_on_its_card_how_it_ended(services: Service
     ]
     app, _ = chat.host(services, script)
     async with app.run_test(size=(100, 40)) as pilot:
-        await chat.settle(pilot)
-        await chat.ask(pilot, "Two notes")
-        await chat.until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        await chat.ask_for_a_write(pilot, "Two notes")
         await pilot.press("y")
         await chat.until(
             pilot, lambda: len(app.query(".edit-card.-asking")) == 1 and len(app.query(EditCard)) == 2

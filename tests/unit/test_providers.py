@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tests.support.polling import scaled
 
+from noted.chat.turns import DECLINED
 from noted.errors import ConfigError, UnavailableError
 from noted.providers import (
     PROVIDER_KINDS,
@@ -370,8 +371,11 @@ async def test_demo_appends_to_the_open_note_when_its_editing_tools_are_on() -> 
     # Issue 39: after `n` (the edit declined) the demo still said "Done: the note has a new to-do line".
     declined = (
         *history[:-1],
-        ToolResultMessage(call.id, '{"error": "You declined it.", "status": "refused"}'),
+        ToolResultMessage(call.id, json.dumps({"error": DECLINED, "status": "refused"})),
     )
     third = await collect(demo, ChatRequest("sys", declined, tools=(SEARCH, append)))
     said = "".join(e.text for e in third if isinstance(e, TextDelta))
-    assert said.startswith("Nothing was added: You declined it.") and "Done" not in said
+    assert said.startswith("Nothing was added: you did not approve the change.") and "Done" not in said
+    # It repeated the words meant for the model: "Nothing was added: The person declined this
+    # change; … Do not try it again unless they ask."
+    assert "person" not in said and "Do not try" not in said, said

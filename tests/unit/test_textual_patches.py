@@ -234,3 +234,21 @@ def test_control_characters_of_text_are_pictured_never_written_to_the_terminal()
     assert evil == clean.replace("a?b", "a␛b").replace("c?d", "c\ufffdd")
     control = Strip([Segment("\x1b[2J", None, [(ControlType.CLEAR,)])]).render(console)  # Textual's own stay
     assert control == "\x1b[2J"
+
+
+def test_characters_that_reorder_text_are_left_out_of_what_the_terminal_draws() -> None:
+    """A model's answer holding U+202E … U+202C pushed the chat pane's right border out: Rich lays
+    them out as 0 cells wide, some terminals draw each in a cell. Left out, the
+    line is exactly as wide as laid out; this fails while any reaches the terminal."""
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.style import Style
+
+    patches.install()
+    console = Console(color_system="truecolor", force_terminal=True)
+    bold = Style(bold=True)
+    strip = Strip([Segment("rlo:\u202eevil\u202c: end", bold), Segment(" \u2066a\u2069\u200f │")])
+    clean = Strip([Segment("rlo:evil: end", bold), Segment(" a │")]).render(console)
+    assert strip.cell_length == cell_len("rlo:evil: end a │")  # what the layout counted
+    assert strip.render(console) == clean

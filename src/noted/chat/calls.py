@@ -30,7 +30,7 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from noted.chat.turns import DECLINED, FINAL, PAUSED, mark_edits, summary
+from noted.chat.turns import DECLINED, FINAL, PAUSED, SEND_AGAIN, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus
@@ -328,6 +328,6 @@ def _refused_together(
     why = (
         f"not asked about nor run: {calls[index].name} (change {index + 1} of this round) would be "
         f"refused ({refused.message}), and this round's changes are approved all or none; "
-        "nothing was written: fix that call and send them again"
+        f"nothing was written: {SEND_AGAIN}"
     )
     return {i: ToolResult(calls[i].name, ToolStatus.REFUSED, message=why) for i in asked}

@@ -22,6 +22,7 @@ from noted.providers import (
 )
 from noted.tools import ToolResult
 from noted.tools.editor import EDIT_TOOLS
+from noted.tools.pinning import READ_AGAIN
 from noted.tools.proposals import PENDING
 
 DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
@@ -29,6 +30,13 @@ PAUSED = (
     "Not run: no tools are offered in this round because the tool calls of the last rounds all failed. "
     "Answer the person in words, saying what went wrong."
 )
+_PLAIN = {
+    DECLINED: "not approved, so nothing was written",
+    PAUSED: "not run: the tool calls of the last rounds all failed, so no tools were offered",
+}
+"""The texts written for the model that the person is told otherwise (``for_person``)."""
+SEND_AGAIN = "fix that call and send them again"
+"""Ends the refusal of each write of a round that holds one that would be refused."""
 FINAL = "(cannot be undone)"
 """Marks a change of a batch that no undo can take back (a write tool without ``Tool.undo``)."""
 NOT_RUN = "Not run: the person stopped the answer before this call ran."
@@ -106,9 +114,22 @@ def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
             return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
         return "done", "done"
     why = result.get("error") or result.get("message") if isinstance(result, dict) else None
-    if why == DECLINED:  # the model's words ("The person declined…"); the person is told plainly
-        why = "not approved, so nothing was written"
-    return str(status), f"{status}: {why}" if why else str(status)
+    return str(status), f"{status}: {for_person(why)}" if why else str(status)
+
+
+def for_person(why: str) -> str:
+    """A refusal's reason, written for the model, in the person's words: a decline ("The person
+    declined…") or a pause ("… Answer the person in words") said plainly, the instructions to read
+    again and redo, or to send a round again, left to the model, and the model's "you" named
+    (the assistant read the note)."""
+    if (plain := _PLAIN.get(why)) is not None:
+        return plain
+    why = why.removesuffix(": " + SEND_AGAIN)
+    for advice in READ_AGAIN:  # also inside a round's refusal, which quotes the call's
+        why = why.replace(" " + advice, "")
+    return why.replace("since you read it", "since the assistant read it").replace(
+        "(you read the", "(the assistant read the"
+    )
 
 
 def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:

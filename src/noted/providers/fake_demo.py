@@ -70,6 +70,10 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
     return [Reply("Here is what I found:\n" + "\n".join(lines) + _FOOTER)]
 
 
+_NOT_ADDED = {"refused": "you did not approve the change", "conflict": "the note changed meanwhile"}
+"""Why a to-do line was not added, by the status of the editor tool's result."""
+
+
 def _appended(result: str) -> str:
     """What became of the to-do line: added (``pending``: the editor tools save it after the
     turn), or not (the person said no, the note moved)."""
@@ -80,7 +84,9 @@ def _appended(result: str) -> str:
     if isinstance(data, dict) and data.get("status") == "pending":
         return "Added a to-do line to the note; it is saved when this answer ends."
     if isinstance(data, dict) and data.get("status", "ok") != "ok":
-        return f"Nothing was added: {data.get('message') or data.get('error') or data['status']}"
+        # By its status, as a model would put it: the result's words are written for the model
+        # ("The person declined this change; … Do not try it again unless they ask.").
+        return f"Nothing was added: {_NOT_ADDED.get(data['status'], data['status'])}."
     return "Done: the note has a new to-do line."
 
 

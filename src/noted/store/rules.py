@@ -17,7 +17,7 @@ MAX_BODY = 50_000_000
 """The longest note body, in characters, on every backend."""
 _EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 """The invisible characters that reorder the text around them (embeddings, overrides, isolates):
 ``photo\u202egnp.exe`` reads ``photoexe.png``. Other format characters (the marks of right-to-left
 text, soft hyphens, zero-width joiners of emoji and scripts) change no order and stay."""
@@ -25,7 +25,7 @@ text, soft hyphens, zero-width joiners of emoji and scripts) change no order and
 
 def _hidden(char: str) -> bool:
     """Whether ``char`` is an invisible character that makes a title or name read otherwise."""
-    return char in _BIDI_CONTROLS
+    return char in BIDI_CONTROLS
 
 
 def _format_char(text: str) -> str | None:

@@ -31,7 +31,7 @@ from noted.tools.payloads import (
     visible_note,
     write_result,
 )
-from noted.tools.pinning import pinned
+from noted.tools.pinning import READ_AGAIN, pinned
 from noted.tools.scope import TRASHED_ABOVE, ScopeView, trashed_above
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
@@ -42,8 +42,7 @@ BODY_MODES = ("body", "append", "prepend", "replace_text")
 def _stale(title: str, base: int, current: int) -> ToolError:
     return ToolError(
         f'note "{title}" has changed since you read it (you read the version of {iso(base)}, it is now '
-        f"{iso(current)}); nothing was written. Call read_note again and redo your change on what it "
-        "says now.",
+        f"{iso(current)}); nothing was written. {READ_AGAIN[1]}",
         field="base_updated_time",
     )
 

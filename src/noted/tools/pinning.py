@@ -39,7 +39,7 @@ def pinned(ctx: ToolContext, scope: ScopeView, *checked: Note | Folder, field: s
     with ctx.store.batch():
         for item in checked:
             if not _unchanged(ctx, item):
-                raise _changed("note" if isinstance(item, Note) else "notebook", item.title, field)
+                raise changed("note" if isinstance(item, Note) else "notebook", item.title, field)
         yield
 
 
@@ -56,17 +56,23 @@ def pinned_attachment(
     with ctx.store.batch():
         now, linking = visible_attachment(ctx, ctx.scope.view(ctx.store), resource.id)
         if now.updated_time != resource.updated_time or [n.id for n in linking] != [n.id for n in notes]:
-            raise _changed("attachment", resource.title or resource.filename, "id")
+            raise changed("attachment", resource.title or resource.filename, "id")
         yield
 
 
-def _changed(kind: str, name: str, field: str) -> ToolError:
+READ_AGAIN = (
+    "Read it again and redo your change on what it is now.",
+    "Call read_note again and redo your change on what it says now.",
+)
+"""What a refusal of a write on something that changed since it was read tells the model to do:
+the person is not told (``noted.chat.turns.for_person``)."""
+
+
+def changed(kind: str, name: str, field: str) -> ToolError:
     """The refusal of a write on the ``kind`` (note, notebook, attachment) ``name``, which changed,
     moved or went since the caller read it."""
     return ToolError(
-        f'{kind} "{name}" has changed since you read it; nothing was written. Read it again and redo '
-        "your change on what it is now.",
-        field=field,
+        f'{kind} "{name}" has changed since you read it; nothing was written. {READ_AGAIN[0]}', field=field
     )
 
 
