@@ -363,7 +363,8 @@ def carried_text(
     ``seen_time`` (``seen``: its title and body), for the note as it is ``now``: the body carried
     over what changed meanwhile (``carried``). None when the two clash: both retitled it
     differently, or both changed the same lines. The one rule for a write that waited: an
-    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``)."""
+    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``),
+    a reverted change (``noted.ops.review_actions``: the text before it, written on its after)."""
     if now.updated_time == seen_time:
         return title, body
     if title is not None and now.title != seen[0] and title != now.title:
