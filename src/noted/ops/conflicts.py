@@ -39,6 +39,7 @@ import merge3
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.ops.diffs import DIFF_CONTEXT, text_diff
+from noted.ops.notes import top_level_notebook_made
 from noted.store.protocol import Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.sync import SyncConflicts
@@ -293,16 +294,14 @@ def keep_copy(
 
 
 def _copy_folder(store: Store, parent_id: str, actor: str) -> str:
-    """``parent_id`` when it is a notebook not in the trash, else the top-level ``CONFLICTS`` one."""
+    """``parent_id`` when it is a notebook not in the trash, else the top-level ``CONFLICTS`` one
+    (one of that title in another case is it, as for the Inbox)."""
     try:
         if not store.get_folder(parent_id).is_trashed:
             return parent_id
     except NotFoundError:
         pass
-    for folder in store.list_folders():
-        if folder.parent_id == "" and folder.title == CONFLICTS:
-            return folder.id
-    return store.create_folder(CONFLICTS, actor=actor).id
+    return top_level_notebook_made(store, CONFLICTS, actor)[0]
 
 
 def _link_text(title: str) -> str:
