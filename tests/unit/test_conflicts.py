@@ -135,7 +135,10 @@ def test_a_copy_whose_notebook_went_takes_a_conflicts_notebook_of_another_case(
         theirs = store.create_folder(CONFLICTS.lower(), actor=ACTOR_USER)
         conflict = _conflict(store)
         store.trash_folder(conflict.base.parent_id, actor=ACTOR_USER)
+        conflict = Conflict.read(store, conflict.base, conflict.title, conflict.body)  # trashed with it
         resolved = resolve(store, conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
         assert resolved.copy is not None and resolved.copy.parent_id == theirs.id
+        # It said "in its notebook": the copy is not there, but in the conflicts notebook.
+        assert resolved.message.endswith(', in the notebook "conflicts"; the note stays in the trash.')
         tops = [f.title for f in store.list_folders() if f.parent_id == ""]
         assert sorted(tops, key=str.casefold) == ["conflicts"]

@@ -184,7 +184,10 @@ def resolve(
             trashed=trashed,
             why=conflict.copied,
         )
-        where = "in its notebook; the note stays in the trash" if trashed else "beside the note"
+        where = "in its notebook" if trashed else "beside the note"
+        if copy.parent_id != conflict.theirs.parent_id:  # its notebook went: in the conflicts one
+            where = f'in the notebook "{store.get_folder(copy.parent_id).title}"'
+        where += "; the note stays in the trash" if trashed else ""
         return Resolved(choice, conflict.theirs, copy, f'Kept both: your text is in "{copy.title}", {where}.')
     if choice is Choice.THEIRS:
         note = _save_then(store, conflict, (conflict.theirs.title, conflict.theirs.body), actor, mine_actor)
