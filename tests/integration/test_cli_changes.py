@@ -57,16 +57,38 @@ def test_list_show_and_accept(cli: Cli) -> None:
     assert again.code == 1 and "accepted already" in again.err
 
 
-def test_revert_and_revert_after_an_edit_keeps_both(cli: Cli) -> None:
+def test_revert_and_revert_after_an_edit_of_the_same_lines_keeps_both(cli: Cli, tmp_path: Path) -> None:
     note_id = _changed_by_a_client(cli)
     (entry,) = cli.json("changes")
-    cli.ok("edit", note_id, "--append", "mine")
+    (tmp_path / "mine.md").write_text("one\n2\nthree, mine\n")  # a line the change wrote
+    cli.ok("edit", note_id, "--body-file", str(tmp_path / "mine.md"))
     result = cli("changes", "revert", str(entry["id"]))
     assert result.code == 3, result.err  # both sides kept
     assert "kept both" in result.out
-    assert cli.json("show", note_id)["body"] == "one\n2\nthree\nmine\n"  # --append ends its line
+    assert cli.json("show", note_id)["body"] == "one\n2\nthree, mine\n"
     copies = [n for n in cli.json("notes") if n["title"].startswith("Plan (conflict")]
     assert len(copies) == 1
+    assert cli.json("changes") == []
+
+
+def test_revert_after_an_edit_on_other_lines_merges_them_exit_0(cli: Cli) -> None:
+    """The task's reproduction: a client changed line b, the person appended, the revert puts b
+    back and keeps the append, as accepting a proposal merges (it was exit 3 and a copy)."""
+    cli.ok("changes")
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        note = store.create_note(NoteDraft("Plan", "a\nb\nc\n", parent_id=folder.id), actor=ACTOR_USER)
+        store.update_note(note.id, NotePatch(body="a\nB by bot\nc\n"), actor=BOT)
+    finally:
+        store.close()
+    (entry,) = cli.json("changes")
+    cli.ok("edit", note.id, "--append", "mine")
+    result = cli("changes", "revert", str(entry["id"]))
+    assert result.code == 0, result.out + result.err
+    assert result.out.strip() == f'Reverted change {entry["id"]} of "Plan".'
+    assert cli.json("show", note.id)["body"] == "a\nb\nc\nmine\n"
+    assert [n["title"] for n in cli.json("notes") if n["title"].startswith("Plan")] == ["Plan"]
     assert cli.json("changes") == []
 
 

@@ -86,7 +86,8 @@ async def test_the_persons_attachment_stays_when_the_link_a_model_added_to_it_is
 async def test_a_reverted_attaching_settled_as_a_conflict_deletes_the_attachment_no_note_links(
     env: Env, tmp_path: Path, choice: Choice
 ) -> None:
-    """The person wrote in the note after the model attached a file, so its revert is a conflict.
+    """The person rewrote the line of the link after the model attached a file, so its revert is
+    a conflict (a change on other lines would merge).
     Settled with the text from before the change (the Changes view's "mine"), no note links the
     attachment any more, yet it stayed (the drop ran only for a revert without a conflict). Kept
     both, the note keeps its link and the attachment stays."""
@@ -94,7 +95,8 @@ async def test_a_reverted_attaching_settled_as_a_conflict_deletes_the_attachment
     before = _files(env, tmp_path)
     review = review_of(env.store)
     made = await _attach(env, note)
-    env.store.update_note(note, NotePatch(append="Mine, later.\n"), actor=ACTOR_USER)
+    body = env.store.get_note(note).body.replace("[data file.txt]", "[the data, mine]")
+    env.store.update_note(note, NotePatch(body=body), actor=ACTOR_USER)
     entry = _entry(review)
     reverted = review_actions.revert(review, entry.id)
     assert reverted.conflict is not None

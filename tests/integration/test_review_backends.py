@@ -19,6 +19,7 @@ from noted.ops import review_actions
 from noted.ops.conflicts import Choice, resolve, split_titled
 from noted.ops.notebooks import rename_tag
 from noted.ops.review import Review, summary
+from noted.ops.review_actions import Reverted
 from noted.ops.review_items import kind_of
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState, ProposalState
@@ -181,17 +182,54 @@ def test_revert_after_the_person_edited_again_keeps_both_sides(store: Store) -> 
     store.update_note(note_id, NotePatch(body="the model's text\n"), actor=CHAT)
     review.refresh()
     entry = _one(review)
-    store.update_note(note_id, NotePatch(body="the model's text\nand mine\n"), actor=ACTOR_USER)
+    # The person rewrote the line the model wrote: the revert would put other text there.
+    store.update_note(note_id, NotePatch(body="the model's text, and mine\n"), actor=ACTOR_USER)
 
     reverted = review_actions.revert(review, entry.id)
     assert reverted.conflict is not None  # not overwritten: the person's later text is the note
-    assert store.get_note(note_id).body == "the model's text\nand mine\n"
+    assert store.get_note(note_id).body == "the model's text, and mine\n"
     assert review.rows.entry(entry.id).state is EntryState.PENDING
     settled = resolve(store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
     review_actions.finish(review, entry.id)
     assert settled.copy is not None and settled.copy.body.endswith("one\ntwo\nthree\n")
-    assert store.get_note(note_id).body == "the model's text\nand mine\n"
+    assert store.get_note(note_id).body == "the model's text, and mine\n"
     assert review.rows.entry(entry.id).state is EntryState.REVERTED
+
+
+def _reverted_after(store: Store, bots: NotePatch, mine: NotePatch) -> tuple[str, Review, Reverted]:
+    """A note "a b c" the client changed (``bots``), then the person (``mine``), and the client's
+    change reverted."""
+    note_id = _note(store, body="a\nb\nc\n")
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, bots, actor=BOT)
+    review.refresh()
+    entry = _one(review)
+    store.update_note(note_id, mine, actor=ACTOR_USER)
+    return note_id, review, review_actions.revert(review, entry.id)
+
+
+def test_revert_of_a_change_the_person_wrote_beside_since_merges_them(store: Store) -> None:
+    """The one rule of a write that waited (``carried_text``), as accepting a proposal merges: the
+    change's after is the base, the text before it one side, the note now the other. Not vacuous:
+    the note changed since the change, which refused the revert with a conflict copy before."""
+    note_id, review, reverted = _reverted_after(
+        store, NotePatch(body="a\nB by bot\nc\n"), NotePatch(body="a\nB by bot\nc\nmine\n")
+    )
+    assert reverted.conflict is None and reverted.kept == ()
+    assert store.get_note(note_id).body.rstrip("\n") == "a\nb\nc\nmine"
+    assert review.rows.entry(reverted.entry.id).state is EntryState.REVERTED
+    assert [n.title for n in store.list_notes()] == ["Plan"]  # no conflict copy
+
+
+def test_revert_of_a_retitle_keeps_a_title_the_person_changed_since_as_a_clash(store: Store) -> None:
+    note_id, _, reverted = _reverted_after(
+        store, NotePatch(title="Plan by bot", body="a\nB\nc\n"), NotePatch(title="My plan")
+    )
+    assert reverted.conflict is not None  # both retitled it: only the person can choose
+    assert (reverted.conflict.title, reverted.conflict.body) == ("Plan", "a\nb\nc\n")
+    note = store.get_note(note_id)
+    assert (note.title, note.body.rstrip("\n")) == ("My plan", "a\nB\nc")
 
 
 def test_reverting_a_note_a_client_made_trashes_it(store: Store) -> None:

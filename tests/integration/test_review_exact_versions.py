@@ -132,7 +132,7 @@ def test_a_revert_that_meets_an_edit_since_offers_the_note_as_it_is_now(any_stor
     note_id = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
     review = _review(store)
     store.update_note(note_id, NotePatch(body="one\ntwo\n", parent_id=other.id), actor=BOT)
-    store.update_note(note_id, NotePatch(body="one\ntwo\nmine\n"), actor=ACTOR_USER)
+    store.update_note(note_id, NotePatch(body="one\ntwo, mine\n"), actor=ACTOR_USER)  # the line it added
     review.refresh()
     entry = next(e for e in review.pending() if e.actor == BOT)
     conflict = review_actions.revert(review, entry.id).conflict

@@ -182,7 +182,9 @@ async def test_revert_after_the_person_edited_opens_the_conflict_view(
     app_services: tuple[NotedApp, Services], fixture: Fixture
 ) -> None:
     app, services = app_services
-    services.store.update_note(fixture.ideas, NotePatch(append="\nMine."), actor=ACTOR_USER)
+    rewritten = services.store.get_note(fixture.ideas).body.replace("A model's idea.", "Mine.")
+    # The person rewrote the model's line: reverting it clashes (an edit of other lines merges).
+    services.store.update_note(fixture.ideas, NotePatch(body=rewritten), actor=ACTOR_USER)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         screen = await _open(pilot)
@@ -269,7 +271,9 @@ async def test_ctrl_q_over_a_revert_conflict_reverts_nothing_copies_nothing_and_
     # Before: Ctrl+Q chose Keep both for the person (a conflict copy they never asked for) and the
     # app stayed open. A revert's conflict holds nothing of theirs unsaved: quitting chooses nothing.
     app, services = app_services
-    services.store.update_note(fixture.ideas, NotePatch(append="\nMine."), actor=ACTOR_USER)
+    rewritten = services.store.get_note(fixture.ideas).body.replace("A model's idea.", "Mine.")
+    # The person rewrote the model's line: reverting it clashes (an edit of other lines merges).
+    services.store.update_note(fixture.ideas, NotePatch(body=rewritten), actor=ACTOR_USER)
     before = {n.id for n in services.store.list_notes()}
     body = services.store.get_note(fixture.ideas).body
     async with app.run_test(size=(80, 24)) as pilot:

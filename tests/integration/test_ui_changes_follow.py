@@ -166,7 +166,9 @@ async def test_a_revert_that_meets_a_later_change_says_so_in_a_reverts_words(
 ) -> None:
     """No editor is involved: the view names the revert and its sides, Esc cancels it (nothing is
     written), and *Revert anyway* brings back the text from before the change."""
-    services.store.update_note(fixture.ideas, NotePatch(append="\nMine."), actor=ACTOR_USER)
+    rewritten = services.store.get_note(fixture.ideas).body.replace("A model's idea.", "Mine.")
+    # The person rewrote the model's line: reverting it clashes (an edit of other lines merges).
+    services.store.update_note(fixture.ideas, NotePatch(body=rewritten), actor=ACTOR_USER)
     mine = services.store.get_note(fixture.ideas)
     app = NotedApp(services, background=False)
     async with app.run_test(size=(100, 30)) as pilot:

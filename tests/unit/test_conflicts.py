@@ -3,16 +3,20 @@ is refused rather than overwritten, and a copy whose notebook went still finds a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from tests.support.backends import open_backend
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.ops.conflicts import CONFLICTS, Choice, Conflict, resolve, split_titled
 from noted.ops.diffs import first_changed_line
+from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 
 
-def _conflict(store: SqliteStore) -> Conflict:
+def _conflict(store: Store) -> Conflict:
     folder = store.create_folder("Work", actor=ACTOR_USER)
     base = store.create_note(
         NoteDraft(title="Plan", body="one\ntwo\n", parent_id=folder.id), actor=ACTOR_USER
@@ -118,3 +122,23 @@ def test_first_changed_line_is_where_the_new_text_begins_to_differ() -> None:
     assert first_changed_line("a\nb\nc\n", "a\nB\nc\n") == 1
     assert first_changed_line("a\nb\n", "a\nb\n\nadded\n") == 2
     assert first_changed_line("a\nb\nc\n", "a\nc\n") == 1  # a line gone: where it was
+
+
+@pytest.mark.parametrize("name", ["sqlite", "vault"])
+def test_a_copy_whose_notebook_went_takes_a_conflicts_notebook_of_another_case(
+    name: str, tmp_path: Path
+) -> None:
+    """A top-level "conflicts" is the conflicts notebook, as a top-level "inbox" is the Inbox
+    (``noted.ops.notes.top_level_notebook``): the copy goes there rather than into a second one
+    beside it, which the sibling-name rule refuses everywhere else. It made "Conflicts" before."""
+    with open_backend(name, tmp_path / "store") as store:
+        theirs = store.create_folder(CONFLICTS.lower(), actor=ACTOR_USER)
+        conflict = _conflict(store)
+        store.trash_folder(conflict.base.parent_id, actor=ACTOR_USER)
+        conflict = Conflict.read(store, conflict.base, conflict.title, conflict.body)  # trashed with it
+        resolved = resolve(store, conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
+        assert resolved.copy is not None and resolved.copy.parent_id == theirs.id
+        # It said "in its notebook": the copy is not there, but in the conflicts notebook.
+        assert resolved.message.endswith(', in the notebook "conflicts"; the note stays in the trash.')
+        tops = [f.title for f in store.list_folders() if f.parent_id == ""]
+        assert sorted(tops, key=str.casefold) == ["conflicts"]

@@ -39,6 +39,7 @@ import merge3
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.ops.diffs import DIFF_CONTEXT, text_diff
+from noted.ops.notes import top_level_notebook_made
 from noted.store.protocol import Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.sync import SyncConflicts
@@ -183,7 +184,10 @@ def resolve(
             trashed=trashed,
             why=conflict.copied,
         )
-        where = "in its notebook; the note stays in the trash" if trashed else "beside the note"
+        where = "in its notebook" if trashed else "beside the note"
+        if copy.parent_id != conflict.theirs.parent_id:  # its notebook went: in the conflicts one
+            where = f'in the notebook "{store.get_folder(copy.parent_id).title}"'
+        where += "; the note stays in the trash" if trashed else ""
         return Resolved(choice, conflict.theirs, copy, f'Kept both: your text is in "{copy.title}", {where}.')
     if choice is Choice.THEIRS:
         note = _save_then(store, conflict, (conflict.theirs.title, conflict.theirs.body), actor, mine_actor)
@@ -293,16 +297,14 @@ def keep_copy(
 
 
 def _copy_folder(store: Store, parent_id: str, actor: str) -> str:
-    """``parent_id`` when it is a notebook not in the trash, else the top-level ``CONFLICTS`` one."""
+    """``parent_id`` when it is a notebook not in the trash, else the top-level ``CONFLICTS`` one
+    (one of that title in another case is it, as for the Inbox)."""
     try:
         if not store.get_folder(parent_id).is_trashed:
             return parent_id
     except NotFoundError:
         pass
-    for folder in store.list_folders():
-        if folder.parent_id == "" and folder.title == CONFLICTS:
-            return folder.id
-    return store.create_folder(CONFLICTS, actor=actor).id
+    return top_level_notebook_made(store, CONFLICTS, actor)[0]
 
 
 def _link_text(title: str) -> str:
@@ -363,7 +365,8 @@ def carried_text(
     ``seen_time`` (``seen``: its title and body), for the note as it is ``now``: the body carried
     over what changed meanwhile (``carried``). None when the two clash: both retitled it
     differently, or both changed the same lines. The one rule for a write that waited: an
-    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``)."""
+    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``),
+    a reverted change (``noted.ops.review_actions``: the text before it, written on its after)."""
     if now.updated_time == seen_time:
         return title, body
     if title is not None and now.title != seen[0] and title != now.title:

@@ -220,7 +220,7 @@ def create_note(
         with store.batch():
             parent, made = draft.parent_id, False
             if not parent:
-                parent, made = _top_level_notebook(store, notebook, actor)
+                parent, made = top_level_notebook_made(store, notebook, actor)
             for file in files:
                 title = file.title or file.filename
                 stored.append(
@@ -264,7 +264,9 @@ def top_level_notebook(store: Store, title: str) -> tuple[str, str]:
     return (found[0].id, found[0].title) if found else ("", title)
 
 
-def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:
+def top_level_notebook_made(store: Store, title: str, actor: str) -> tuple[str, bool]:
+    """The id of the top-level notebook ``title`` (``top_level_notebook``), made as ``actor`` when
+    there is none, and whether it was made."""
     folder_id, title = top_level_notebook(store, title)
     if folder_id:
         return folder_id, False

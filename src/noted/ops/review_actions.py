@@ -2,9 +2,11 @@
 
 Accepting only marks the entry reviewed. Reverting restores the version before the entry as a new
 revision by the person (the entry's own version stays in the history), and undoes its move, its
-trashing and its tags. When the note changed again since the entry, the text is not overwritten:
-``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as it is now and
-the text before the entry, for the front end to settle the usual way (*Keep both* by default); a
+trashing and its tags. When the note changed again since the entry, the text before it is
+carried over that change by the one rule of a write that waited (``noted.ops.conflicts.carried_text``,
+as an accepted proposal's: a change on other lines is merged). Where the two clash, the text is not
+overwritten: ``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as
+it is now and the text before the entry, for the front end to settle the usual way (*Keep both* by default); a
 note moved again since stays where it was put, a note made by the entry and edited since is not
 trashed, and ``Reverted.kept`` says so. An entry of a notebook or a tag is reverted by
 ``noted.ops.review_items``, which keeps what the person changed since in the same way.
@@ -17,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
-from noted.models import ACTOR_USER, Note, NotePatch, now_ms
+from noted.models import ACTOR_USER, Note, NotePatch, Revision, now_ms
 from noted.ops import review_along, review_files, review_items
-from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
+from noted.ops.conflicts import Choice, Conflict, Resolved, carried_text, resolve
 from noted.ops.diffs import text_diff
 from noted.ops.review import Review, summary
 from noted.ops.review_texts import same_text, versions
@@ -231,22 +233,37 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
     before, after = found.before, found.after
     if same_text(note, before):
         return None
-    if same_text(note, after):
+    if (text := _reverted_text(note, before, after)) is not None:
         try:
             with labelled(f"undid change {entry.id} (by {entry.actor})"):
                 review.store.update_note(
                     note.id,
-                    NotePatch(title=before.title, body=before.body),
+                    NotePatch(title=text[0], body=text[1]),
                     actor=ACTOR_USER,
                     base_updated_time=note.updated_time,
                 )
             return None
         except ConflictError:
             note = review.store.get_note(note.id)
-    # Changed since: both sides are kept, as a save that met a newer note would keep them.
+    # The same lines changed since: both sides are kept, as a save that met a newer note keeps them.
     base = dataclasses.replace(note, title=after.title, body=after.body)
     why = f"the text from before change {entry.id} (by {entry.actor}), not put back as the note changed after it"
     return Conflict(base, before.title, before.body, note, why)
+
+
+def _reverted_text(note: Note, before: Revision, after: Revision) -> tuple[str, str] | None:
+    """The (title, body) reverting the change from ``before`` to ``after`` gives ``note`` now: the
+    text before it, carried over what changed since by the one rule of a write that waited
+    (``noted.ops.conflicts.carried_text``, with ``after`` as the text it was made on: other lines
+    merge); None when the two clash (both retitled it, or changed the same lines)."""
+    if same_text(note, after):
+        return before.title, before.body
+    title = before.title if before.title != after.title else None
+    body = before.body if before.body != after.body else None
+    text = carried_text((after.title, after.body), after.time, note, title, body)
+    if text is None:
+        return None
+    return note.title if text[0] is None else text[0], note.body if text[1] is None else text[1]
 
 
 def _undo_place(review: Review, entry: EntryRow, note: Note, kept: list[str]) -> Note:
