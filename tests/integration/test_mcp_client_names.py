@@ -31,10 +31,23 @@ def world(tmp_path: Path) -> Iterator[World]:
     w.close()
 
 
+@pytest.fixture
+def noted_records(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """caplog, its handler on the "noted" logger itself: a CLI test earlier in the same process may
+    have pointed noted's loggers at a profile's log file and stopped them propagating to caplog's."""
+    logger = logging.getLogger("noted")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.INFO, logger="noted"):
+            yield caplog
+    finally:
+        logger.removeHandler(caplog.handler)
+
+
 async def test_a_clients_own_name_and_version_are_shown_without_controls(
-    world: World, caplog: pytest.LogCaptureFixture
+    world: World, noted_records: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="noted")
+    caplog = noted_records
     cursor = world.store.changes_since(0).cursor
     info = {
         "protocolVersion": "2025-06-18",
