@@ -43,11 +43,18 @@ def test_a_scoped_resource_search_asks_nothing_note_by_note(joplin: JoplinServer
             store.add_resource(PNG, filename=f"{name}.png", mime="image/png", actor="user")
             for name in ("own", "shared")
         )
+        made: set[str] = set()
         for i in range(NOTES):
             body = f"Note {i} of the plan.\n" + {0: f"![o](:/{own.id})\n", 1: f"![s](:/{shared.id})\n"}.get(
                 i, ""
             )
-            joplin.api("POST", "/notes", {"title": f"Note {i}", "body": body, "parent_id": scope.id})
+            made.add(
+                str(
+                    joplin.api("POST", "/notes", {"title": f"Note {i}", "body": body, "parent_id": scope.id})[
+                        "id"
+                    ]
+                )
+            )
         store.create_note(NoteDraft("Elsewhere", f"![s](:/{shared.id})\n", outside.id), actor="user")
         search = keyword_search_for(store)
         wire.clear()
@@ -57,4 +64,8 @@ def test_a_scoped_resource_search_asks_nothing_note_by_note(joplin: JoplinServer
         store.close()
     assert [hit.title for hit in found.hits] == ["Note 0"]  # Note 1's file is linked outside too
     assert not [p for p in asked if p.startswith("/notes/") and p.endswith("/resources")], asked
-    assert len(asked) < NOTES / 2, asked
+    # The notes that link an image file are read one by one to tell whether the client may see the
+    # file: of the scope's, the two linking one; the shared Joplin's other tests add their own.
+    assert len([p for p in asked if p.removeprefix("/notes/") in made]) <= 2, asked
+    others = [p for p in asked if not (p.startswith("/notes/") and p.count("/") == 2)]
+    assert len(others) < NOTES / 2, asked
