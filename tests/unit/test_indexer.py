@@ -13,7 +13,8 @@ from noted.embeddings.fake import FakeEmbedder
 from noted.errors import UnavailableError
 from noted.indexer import engine
 from noted.indexer.chunking import CHUNKING, Chunk, chunk_note, content_hash, outline_chunk
-from noted.indexer.engine import Indexer, IndexProgress, request_pending, request_rebuild
+from noted.indexer.engine import Indexer, IndexProgress
+from noted.indexer.requests import request_pending, request_rebuild
 from noted.indexer.vectors import (
     META_CURSOR,
     META_MODEL,

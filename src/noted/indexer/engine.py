@@ -23,6 +23,7 @@ from noted.embeddings import Embedder
 from noted.errors import Interruption, database_gone
 from noted.indexer.chunking import CHUNKING, OUTLINE_INDEX, Chunk, chunk_note, outline_chunk
 from noted.indexer.lease import Lease, LeaseLost
+from noted.indexer.requests import take_rebuild
 from noted.indexer.vectors import (
     META_CURSOR,
     META_MODEL,
@@ -47,8 +48,6 @@ GROUP_SECONDS = 2.0
 """Progress is committed after this many chunks or seconds of embedding, whichever comes first."""
 META_CHUNKING = "index.chunking"
 """``CHUNKING`` as of the last full scan begun: the chunker's rules the chunks were cut by."""
-META_REQUEST = "index.request"
-"""JSON ``{"rebuild": true, "by": "..."}``: what another process asked the lease holder to do."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,18 +82,6 @@ def _indexable(note: Note | None) -> bool:
 
 class IndexingStopped(Interruption):
     """``should_stop`` said stop: the work done so far is committed, the rest waits for next time."""
-
-
-def request_rebuild(db: Database, by: str) -> None:
-    """Ask whichever process holds the lease to rebuild the index (it looks before every batch)."""
-    with db.write() as conn:
-        set_meta(conn, META_REQUEST, json.dumps({"rebuild": True, "by": by}))
-
-
-def request_pending(db: Database) -> bool:
-    """Whether a request to the lease holder is still waiting to be taken."""
-    with db.read() as conn:
-        return get_meta(conn, META_REQUEST) is not None
 
 
 class Indexer:
@@ -205,16 +192,9 @@ class Indexer:
 
     def _take_request(self) -> bool:
         """Honour a rebuild another process asked for; True when there was one."""
-        if not request_pending(self.db):  # a read: an idle holder asks four times a second
+        raw = take_rebuild(self.db)
+        if raw is None:
             return False
-        with self.db.write() as conn:
-            raw = get_meta(conn, META_REQUEST)
-            if raw is None:
-                return False
-            set_meta(conn, META_REQUEST, None)
-            if '"rebuild": true' not in raw:
-                return False
-            set_meta(conn, META_MODEL, None)  # ``prepare`` now remakes the tables
         log.info("rebuilding the index as asked: %s", raw)
         self.prepare()
         return True

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from noted.errors import BackendError, CredentialsRefusedError, NotedError
-from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress, request_pending, request_rebuild
+from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
+from noted.indexer.requests import request_pending, request_rebuild
 
 log = logging.getLogger(__name__)
 
