@@ -203,6 +203,12 @@ class Indexer:
         after = str(scan.get("after", ""))
         if self._scan is None:
             notes = self.store.list_notes(order=NoteOrder.ID)
+            # A scan ends by moving the cursor past the changes it did not follow: the notes those
+            # trashed or erased are not listed, and a rescan (new rules) must not keep their vectors.
+            with self.db.write() as conn:
+                if self.lease is not None:
+                    self.lease.check(conn)
+                self.tables.drop_all_but(conn, {n.id for n in notes})
             left = [n for n in notes if n.id > after]
             self._scan = Scan([n.id for n in left], len(notes) - len(left), len(notes))
             self._scan.chars_left = sum(len(n.title) + min(n.body_length, self.part_chars) for n in left)

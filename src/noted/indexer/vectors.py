@@ -18,7 +18,7 @@ keeps the sign bits in memory and scans them with numpy instead (``noted.indexer
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import apsw
@@ -310,6 +310,13 @@ class VectorTables:
             conn.execute(f"DELETE FROM index_bits {of_note}", (note_id,))
             conn.execute("DELETE FROM index_chunks WHERE note_id = ?", (note_id,))
             conn.execute("DELETE FROM index_notes WHERE note_id = ?", (note_id,))
+
+    def drop_all_but(self, conn: apsw.Connection, note_ids: Collection[str]) -> None:
+        """Drop every note indexed here but ``note_ids``."""
+        indexed = conn.execute("SELECT note_id FROM index_chunks UNION SELECT note_id FROM index_notes")
+        gone = {str(r[0]) for r in indexed}.difference(note_ids)
+        if gone:
+            self.drop_notes(conn, gone)
 
     def put_note(self, conn: apsw.Connection, note_id: str, chunks: Sequence[NewChunk]) -> None:
         """Replace the chunks of one note, and its outline (the chunk of index ``OUTLINE_INDEX``)."""
