@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
 from noted.embeddings.fake import FakeEmbedder
-from noted.indexer.engine import Indexer
+from noted.indexer.engine import Indexer, IndexingStopped
 from noted.models import NoteDraft
 from noted.store.sqlite import SqliteStore
 
@@ -40,3 +46,38 @@ def test_a_rescan_drops_the_vectors_of_notes_gone_since_the_last_follow(store: S
     rescan.run_until_idle()
     assert _indexed(rescan) == {kept}
     assert rescan.tables.counts()[0] == 1
+
+
+class Poisoned(FakeEmbedder):
+    """A model that cannot read a text holding POISON."""
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if any("POISON" in t for t in texts):
+            raise ValueError("the model cannot read this")
+        return super().embed_documents(texts)
+
+
+def _failures(store: SqliteStore) -> set[str]:
+    with store.db.read() as conn:
+        return {str(r[0]) for r in conn.execute("SELECT note_id FROM index_failures")}
+
+
+def test_a_failed_note_stays_to_retry_until_a_retry_stores_it(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor="user").id
+    bad = _add(store, folder, "bad", "POISON walrus")
+    first = Indexer(store, store.db, Poisoned())
+    first.prepare()
+    first.run_until_idle()
+    assert first.failed == 1 and _failures(store) == {bad}
+    # The next start retries it first; stopped there (the app closed, Ctrl+C, a kill), the note
+    # has neither vectors nor a failure, and the cursor is past it: nothing would retry it again.
+    stopped = Indexer(store, store.db, FakeEmbedder())
+    stopped.prepare()
+    stopped.should_stop = lambda: True
+    with pytest.raises(IndexingStopped):
+        stopped.run_until_idle()
+    assert _failures(store) == {bad}  # noted index status still counts it failed
+    retried = Indexer(store, store.db, FakeEmbedder())
+    retried.prepare()
+    retried.run_until_idle()
+    assert _indexed(retried) == {bad} and not _failures(store)

@@ -152,8 +152,9 @@ class Indexer:
             ):
                 set_meta(conn, META_SCAN, json.dumps({"target": target, "after": ""}))
                 set_meta(conn, META_CHUNKING, self._rules)
+            # Each stays until the note is stored or dropped (``drop_notes``): a retry stopped midway is
+            # not the end of it.
             self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
-            conn.execute("DELETE FROM index_failures")
         self._scan = None
 
     @property

@@ -303,6 +303,7 @@ class VectorTables:
 
     # Writing (inside the caller's transaction) -------------------------------------------
     def drop_notes(self, conn: apsw.Connection, note_ids: Iterable[str]) -> None:
+        """Forget these notes: their chunks, vectors and outline, and a failure waiting for a retry."""
         bump(conn)
         for note_id in note_ids:
             of_note = "WHERE rowid IN (SELECT rowid FROM index_chunks WHERE note_id = ?)"
@@ -310,6 +311,7 @@ class VectorTables:
             conn.execute(f"DELETE FROM index_bits {of_note}", (note_id,))
             conn.execute("DELETE FROM index_chunks WHERE note_id = ?", (note_id,))
             conn.execute("DELETE FROM index_notes WHERE note_id = ?", (note_id,))
+            conn.execute("DELETE FROM index_failures WHERE note_id = ?", (note_id,))
 
     def drop_all_but(self, conn: apsw.Connection, note_ids: Collection[str]) -> None:
         """Drop every note indexed here but ``note_ids``."""
