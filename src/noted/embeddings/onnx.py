@@ -13,6 +13,7 @@ embeds never pays the model's memory.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import subprocess
@@ -262,31 +263,53 @@ class OnnxEmbedder:
 
 
 def local_embedder(
-    *, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE, quantized_cache: Path | None = None
+    *,
+    threads: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    quantized_cache: Path | None = None,
+    query_prefix: str = "",
+    passage_prefix: str = "",
 ) -> OnnxEmbedder:
     """The packaged default model: all-MiniLM-L6-v2, int8, 384 dimensions, 256 tokens.
 
     With ``quantized_cache`` (the profile's ``models`` folder) it runs the dynamic-int8 copy made
     there from the packaged file (fused attention, int8 matrix products): about 2x the chunks per
-    CPU-second of a full index at the same search quality.
+    CPU-second of a full index at the same search quality. A prefix given replaces the model's
+    (``ai.embedding.queryPrefix``, ``ai.embedding.passagePrefix``).
 
     Raises:
         UnavailableError: The package carrying the model is not installed.
     """
-    return OnnxEmbedder(
-        default_spec(), threads=threads, batch_size=batch_size, quantized_cache=quantized_cache
-    )
+    spec = _prefixed(default_spec(), query_prefix, passage_prefix)
+    return OnnxEmbedder(spec, threads=threads, batch_size=batch_size, quantized_cache=quantized_cache)
 
 
 def folder_embedder(
-    *, path: str | Path, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+    *,
+    path: str | Path,
+    threads: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    query_prefix: str = "",
+    passage_prefix: str = "",
 ) -> OnnxEmbedder:
-    """The model in ``path`` (``model.onnx``, ``tokenizer.json``, optional ``noted-model.toml``).
+    """The model in ``path`` (``model.onnx``, ``tokenizer.json``, optional ``noted-model.toml``);
+    a prefix given replaces the one its description declares.
 
     Raises:
         ConfigError: The folder lacks a file or its description is malformed.
     """
-    return OnnxEmbedder(folder_spec(path), threads=threads, batch_size=batch_size)
+    spec = _prefixed(folder_spec(path), query_prefix, passage_prefix)
+    return OnnxEmbedder(spec, threads=threads, batch_size=batch_size)
+
+
+def _prefixed(spec: ModelSpec, query_prefix: str, passage_prefix: str) -> ModelSpec:
+    """``spec`` with the prefixes given ("" keeps its own); part of its ``model_id``, so a change
+    of prefix rebuilds the index."""
+    return dataclasses.replace(
+        spec,
+        query_prefix=query_prefix or spec.query_prefix,
+        passage_prefix=passage_prefix or spec.passage_prefix,
+    )
 
 
 def _batches(lengths: list[int], batch_size: int) -> list[slice]:

@@ -38,6 +38,11 @@ def embedder_for(s: Settings, profile: Profile) -> Embedder:
     threads = s.get(EMBEDDING_THREADS) or None
     if kind == "fake":
         return make_embedder("fake")
+    # Every model takes them ("" keeps the model's own); they shape the vectors, so its id.
+    prefixes = {
+        "query_prefix": s.get(EMBEDDING_QUERY_PREFIX),
+        "passage_prefix": s.get(EMBEDDING_PASSAGE_PREFIX),
+    }
     if kind == "openai":
         return make_embedder(
             "openai",
@@ -45,13 +50,12 @@ def embedder_for(s: Settings, profile: Profile) -> Embedder:
             model=s.get(EMBEDDING_MODEL),
             api_key=load_api_key("openai", key_file=s.get_path(AI_API_KEY_FILE)),
             allow_remote=s.get(AI_ALLOW_REMOTE),
-            query_prefix=s.get(EMBEDDING_QUERY_PREFIX),
-            passage_prefix=s.get(EMBEDDING_PASSAGE_PREFIX),
+            **prefixes,
         )
     folder = s.get(EMBEDDING_MODEL)
     if folder:
-        return make_embedder("folder", path=folder, threads=threads)
-    return make_embedder("local", threads=threads, quantized_cache=profile.root / "models")
+        return make_embedder("folder", path=folder, threads=threads, **prefixes)
+    return make_embedder("local", threads=threads, quantized_cache=profile.root / "models", **prefixes)
 
 
 def provider_config_for(s: Settings) -> ProviderConfig:
