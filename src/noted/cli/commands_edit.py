@@ -238,9 +238,9 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         rev_id = args.show if args.show is not None else args.restore
         if args.restore is not None:
             restored = ops.restore_revision(store, note_id, rev_id, actor=ACTOR_USER)
-            return render.emit_note(
-                ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}'
-            )
+            same = not erased and restored == note  # it read so already: nothing was written
+            said = f'"{restored.title}" is already' if same else f'restored "{restored.title}"'
+            return render.emit_note(ctx, restored, f"{said} as it was in revision {rev_id}")
         revision = ops.revision_of(store, note_id, rev_id)
         if ctx.json:
             ctx.emit(render.revision_json(revision, with_body=True))

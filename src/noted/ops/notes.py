@@ -337,7 +337,8 @@ def revision_of(store: Store, note_id: str, revision_id: int) -> Revision:
 def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str) -> Note:
     """Put the note back as it was in its revision ``revision_id`` (a new save: nothing is lost).
     A note its backend erased is written again, with its id, in the notebook it was last seen in
-    (else the Inbox): ``noted.ops.erased``.
+    (else the Inbox): ``noted.ops.erased``. A note that reads as the revision already is returned
+    as it is: as for ``update_note``, nothing is written.
 
     Raises:
         NotFoundError: there is no such revision of this note; nothing was written.
@@ -351,6 +352,8 @@ def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str
         refuse_trashed(note)
     with labelled(f"restored from rev {revision_id}"):
         revision = revision_of(store, note_id, revision_id)
+        if note is not None and (note.title, note.body) == (revision.title, revision.body):
+            return note
         if note is not None:
             return store.restore_revision(revision.id, actor=actor)
         draft = NoteDraft(revision.title, revision.body, last_notebook(store, note_id), id=note_id)
