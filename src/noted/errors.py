@@ -24,6 +24,7 @@ shown to the person as a short "internal error" line.
     │       └── DatabaseGoneError        notes.db was deleted or replaced while noted had it open
     ├── ConfigError               a setting that is unknown or has a bad value
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
+    │   └── ModelAwayError        an embedding endpoint that cannot be reached or failed: waiting may help
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
     │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
     │   ├── CredentialsRefusedError    the backend answers but refuses noted's token: waiting cannot help
@@ -151,6 +152,11 @@ class ConfigError(NotedError):
 
 class UnavailableError(NotedError):
     """A capability that is switched off or cannot run on this machine."""
+
+
+class ModelAwayError(UnavailableError):
+    """The embedding endpoint cannot be reached, timed out or failed on its side: no text's fault,
+    so the indexer waits for it rather than counting the notes it was given as failed."""
 
 
 class BackendError(NotedError):

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import BackendError, ConfigError, CredentialsRefusedError, UnavailableError
+from noted.errors import (
+    BackendError,
+    ConfigError,
+    CredentialsRefusedError,
+    ModelAwayError,
+    NotedError,
+    UnavailableError,
+)
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -183,12 +190,16 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerS
     return None  # the holder is gone: take the lease
 
 
-def _away(ctx: CliContext, reason: str | None) -> None:
-    """Say that ``--watch`` waits for the notes' backend (Joplin) to answer, and that it answers."""
-    if reason is None:
-        ctx.error("the notes can be read again; watching")
-    else:
+def _away(ctx: CliContext, said: list[NotedError], reason: NotedError | None) -> None:
+    """Say that ``--watch`` waits for the notes' backend (Joplin) or the embedding endpoint to
+    answer, and that it answers (``said``: the reason told last)."""
+    if reason is not None:
+        said[:] = [reason]
         ctx.error(f"{reason}; waiting for it (Ctrl+C stops)")
+    elif said and isinstance(said[0], ModelAwayError):
+        ctx.error("the embedding endpoint answers again; watching")
+    else:
+        ctx.error("the notes can be read again; watching")
 
 
 def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int:
@@ -206,7 +217,7 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
                 args.rebuild = False  # once: a watch that takes the lease back goes on from there
             if args.watch:  # followed for long: outside changes are watched, Joplin's polled at a pace
                 ctx.services.start_watching()
-            done = service.run_here(bar.update, watch=args.watch, on_away=functools.partial(_away, ctx))
+            done = service.run_here(bar.update, watch=args.watch, on_away=functools.partial(_away, ctx, []))
         except LeaseLost:
             bar.stop()
             if args.watch:  # the caller waits for the one that took it

@@ -19,7 +19,7 @@ import httpx
 import numpy as np
 
 from noted.endpoints import is_loopback_url
-from noted.errors import ConfigError, UnavailableError
+from noted.errors import ConfigError, ModelAwayError, UnavailableError
 
 if TYPE_CHECKING:
     from noted.embeddings.protocol import Vectors
@@ -127,9 +127,13 @@ class OpenAICompatEmbedder:
         try:
             response = self._client.post("embeddings", json=payload)
         except httpx.TimeoutException as exc:
-            raise UnavailableError(f"the embedding endpoint {where} did not answer in time") from exc
+            raise ModelAwayError(f"the embedding endpoint {where} did not answer in time") from exc
         except httpx.HTTPError as exc:
-            raise UnavailableError(f"cannot reach the embedding endpoint {where}: {exc}") from exc
+            raise ModelAwayError(f"cannot reach the embedding endpoint {where}: {exc}") from exc
+        if response.status_code >= 500 or response.status_code == 429:  # its trouble, not the text's
+            raise ModelAwayError(
+                f"the embedding endpoint {where} answered {response.status_code}: {_excerpt(response)}"
+            )
         if response.status_code in (401, 403):
             raise UnavailableError(
                 f"the embedding endpoint {where} refused the request ({response.status_code})",

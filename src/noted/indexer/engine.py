@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from noted.embeddings import Embedder
-from noted.errors import Interruption, database_gone
+from noted.errors import Interruption, ModelAwayError, database_gone
 from noted.indexer.chunking import CHUNKING, OUTLINE_INDEX, Chunk, chunk_note, outline_chunk
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.requests import take_rebuild
@@ -269,8 +269,8 @@ class Indexer:
             piece = todo[first : first + EMBED_STEP]
             try:
                 self._embed_piece(work, piece)
-            except KeyboardInterrupt:  # Ctrl+C or SIGTERM (``noted index``) in the model: keep
-                self._commit(work)  # what it made before, as a stop between pieces does
+            except (KeyboardInterrupt, ModelAwayError):  # Ctrl+C or SIGTERM (``noted index``) in the
+                self._commit(work)  # model, or the model away: keep what it made, as a stop does
                 raise
             in_group += len(piece)
             if in_group >= GROUP_CHUNKS or time.monotonic() - group_start >= GROUP_SECONDS:
@@ -335,6 +335,8 @@ class Indexer:
             out = self.embedder.embed_documents([text for _, text, _ in piece])
             work.add({h: as_blob(v) for (h, _, _), v in zip(piece, out, strict=True)})
             return
+        except ModelAwayError:
+            raise  # no text's fault: no note fails, the caller waits for the model
         except Exception:
             pass
         # Find the note(s) the model chokes on; the others go through.
@@ -343,6 +345,8 @@ class Indexer:
             try:
                 out = self.embedder.embed_documents([text for _, text, _ in mine])
                 work.add({h: as_blob(v) for (h, _, _), v in zip(mine, out, strict=True)})
+            except ModelAwayError:
+                raise
             except Exception as exc:
                 log.exception("indexing note %s failed; it is skipped and retried next start", note_id)
                 work.failed[note_id] = f"{type(exc).__name__}: {exc}"

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from noted.errors import BackendError, CredentialsRefusedError, NotedError
+from noted.errors import BackendError, CredentialsRefusedError, ModelAwayError, NotedError
 from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
@@ -36,7 +36,7 @@ class IndexStatus:
 
     state: str
     """``starting``, ``indexing``, ``idle``, ``standby`` (another process holds the lease),
-    ``waiting`` (the backend cannot be reached; ``error`` says why), ``error``."""
+    ``waiting`` (the backend or the embedding endpoint cannot be reached; ``error`` says why), ``error``."""
     progress: IndexProgress | None = None
     holder: str | None = None
     error: str | None = None
@@ -99,7 +99,7 @@ class IndexerService:
         on_progress: Callable[[IndexProgress], None],
         *,
         watch: bool = False,
-        on_away: Callable[[str | None], None] | None = None,
+        on_away: Callable[[NotedError | None], None] | None = None,
     ) -> int:
         """Index in the calling thread until up to date, or with ``watch`` until interrupted; returns
         the notes looked at. Raises ``LeaseLost`` when another process took the lease over.
@@ -115,11 +115,11 @@ class IndexerService:
                     self.indexer.prepare()
                     prepared = True
                 done += self.indexer.run_until_idle()
-            except BackendError as exc:
+            except (BackendError, ModelAwayError) as exc:  # Joplin, or the embedding endpoint
                 if not watch or isinstance(exc, CredentialsRefusedError):
                     raise
                 if not away and on_away is not None:
-                    on_away(str(exc))
+                    on_away(exc)
                 away = True
                 time.sleep(POLL_SECONDS)  # a read that fails has retried for seconds already
                 continue
@@ -206,7 +206,7 @@ class IndexerService:
                 log.warning("lost the indexing lease to %s", self.lease.holder())
                 self._prepared = False
                 continue
-            except BackendError as exc:  # Joplin off or restarting: wait for it, do not stop
+            except (BackendError, ModelAwayError) as exc:  # Joplin or the model away: wait for it
                 self._set(IndexStatus("waiting", self._status.progress, error=str(exc)))
                 self._wait(BACKEND_RETRY_SECONDS)
                 continue
