@@ -33,6 +33,7 @@ from noted.errors import (
     NotedError,
     UnavailableError,
 )
+from noted.wording import plural
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -251,7 +252,7 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
         return
     by = f" (kept up to date by {holder})" if holder else ""
     failures = f"; {failed} failed (see the log)" if failed else ""
-    ctx.out(f"Index up to date: {notes:,} notes in {chunks:,} chunks{failures}{by}.")
+    ctx.out(f"Index up to date: {plural(notes, 'note')} in {plural(chunks, 'chunk')}{failures}{by}.")
 
 
 def _status(ctx: CliContext) -> int:
