@@ -356,14 +356,17 @@ class Vault:
         target = self.path(rel, fresh=True)
         return (target.exists() or target.is_symlink()) and not _same_file(self.path(by, fresh=True), target)
 
+    def remove_dir(self, rel: str) -> bool:
+        """Remove the folder ``rel`` when empty (``FileJournal.remove_dir``: a failing ``journal``
+        makes it again); False when it is not."""
+        with contextlib.suppress(InvalidInputError):
+            return self._journal.remove_dir(self.path(rel, fresh=True))
+        return False
+
     def prune_trash(self, rel: str) -> None:
         """Remove the folders of ``.trash/`` above ``rel`` that are left empty (``.trash`` stays)."""
         folder = rel.rpartition("/")[0]
-        while folder.startswith(TRASH + "/"):
-            try:
-                self.path(folder, fresh=True).rmdir()  # only an empty folder goes
-            except OSError:
-                return
+        while folder.startswith(TRASH + "/") and self.remove_dir(folder):
             folder = folder.rpartition("/")[0]
 
     def free_name(self, folder: str, stem: str, suffix: str = NOTE_SUFFIX) -> str:

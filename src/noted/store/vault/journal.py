@@ -112,6 +112,20 @@ class FileJournal:
         if undo is not None:
             undo.append(step)
 
+    def remove_dir(self, folder: Path) -> bool:
+        """Remove ``folder`` when it is empty (False when it is not, or is gone). Inside a journal it
+        is written down first and made again when the block fails (before the moves out of it are
+        put back, which need it), as the next start after a crash does (``MoveLog.undo``)."""
+        with contextlib.suppress(OSError):
+            if os.listdir(folder):
+                return False
+            if self.moves is not None and self.active:
+                self.moves.add_removed(folder)
+            folder.rmdir()
+            self.remember(lambda: folder.mkdir(exist_ok=True))
+            return True
+        return False
+
     def sync_dir(self, folder: Path, *, with_files: bool = False) -> None:
         """Sync ``folder`` now, or, inside a journal, once at its end (``with_files``: and the
         files written there that were not synced yet)."""
