@@ -33,7 +33,7 @@ from noted.store.vault.filestate import (
     link_skipped,
     state_now,
 )
-from noted.store.vault.journal import SYNC_AT_END, FileJournal
+from noted.store.vault.journal import SYNC_AT_END, FileJournal, Plan
 from noted.store.vault.moves import MoveLog
 from noted.tempfiles import sweep, temp_beside
 
@@ -389,7 +389,7 @@ class Vault:
         return f"{folder}/{name}".lstrip("/")
 
     @property
-    def planned(self) -> dict[str, str] | None:
+    def planned(self) -> Plan | None:
         """The paths of the notes the ``journal`` under way will make (``FileJournal.planned``)."""
         return self._journal.planned
 
