@@ -205,3 +205,37 @@ def test_a_revert_of_a_retitle_killed_at_its_move_is_not_credited_to_outside(tmp
         assert _outside(store) == []
         assert store.get_note(note.id).title == "Roadmap"  # rolled back with its rows, to revert again
         assert [p.name for p in vault.rglob("*.md")] == ["Roadmap.md"]
+
+
+KILL_AT_RMDIR = """
+import os, signal, sys
+from pathlib import Path
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+real = os.rmdir
+
+def rmdir(path, *args, **kwargs):
+    real(path, *args, **kwargs)
+    if Path(path).name == "Work":
+        os.kill(os.getpid(), signal.SIGKILL)  # the notebook's folders removed; its rows not committed
+
+os.rmdir = rmdir
+store.trash_folder(sys.argv[3], actor="user")
+"""
+
+
+def test_a_notebook_trashed_and_killed_once_its_folders_went_gets_them_back(tmp_path: Path) -> None:
+    """Killed after the emptied folders of a trashed notebook were removed: the next start moved
+    the notes' files back (making their folder) but not the empty sub-notebook's folder, which the
+    scan then took for one another program deleted, and trashed as ``outside``. Not vacuous: both
+    folders are gone before the start."""
+    vault, profile, book, _ = _notebook(tmp_path, trashed=False)
+    with opened(vault, profile) as store:
+        later = create_notebook(store, "Later", parent_id=book, actor="user").id
+    _killed(KILL_AT_RMDIR, str(vault), str(profile), book)
+    assert not (vault / "Work").exists()
+    with opened(vault, profile) as store:
+        assert _outside(store) == []
+        assert not store.get_folder(book).is_trashed and not store.get_folder(later).is_trashed
+        assert (vault / "Work" / "Later").is_dir() and len(list((vault / "Work").glob("*.md"))) == 5

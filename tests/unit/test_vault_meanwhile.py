@@ -106,9 +106,9 @@ def test_a_new_notes_file_name_taken_by_another_program_meanwhile_is_not_replace
     with opened(vault, tmp_path / "profile") as store:
         projects = store.get_note(by_title(store, "Alpha")).parent_id
         outside_writes(monkeypatch, path, ["theirs\n"])  # made after noted found the name free
-        with pytest.raises(ConflictError):
-            store.create_note(NoteDraft("New", "mine\n", projects), actor="user")
-        assert path.read_text() == "theirs\n"
+        new = store.create_note(NoteDraft("New", "mine\n", projects), actor="user")
+        assert path.read_text() == "theirs\n"  # and the note made under the next free name
+        assert store.note_path(new.id) == vault / "Projects" / "New 2.md" and new.title == "New"
 
 
 def test_a_note_whose_file_was_deleted_is_saved_into_the_trash_under_a_free_name_keeping_its_title(

@@ -199,3 +199,35 @@ def test_emptying_the_trash_keeps_a_file_another_program_moved_there(vault: Path
         assert store.get_note(mine).is_trashed  # kept in the trash: restore it, or delete the file
         store.restore_note(mine, actor=ACTOR_USER)
         assert (vault / "mine.md").read_text() == "mine\n" and not (vault / ".trash" / "mine.md").exists()
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".git" not in p.parts)
+
+
+@pytest.mark.parametrize("trashed", [False, True])
+def test_a_failed_batch_that_trashed_or_restored_a_notebook_leaves_the_folders_as_they_were(
+    vault: Path, tmp_path: Path, trashed: bool
+) -> None:
+    """Trashing a notebook removes its emptied folders (and a restore the emptied ones of
+    ``.trash/``); a later step of the batch failed and the files could not go back (their folder
+    gone): they stayed where the rolled-back rows did not say, and the next trash of the notebook
+    raised a FileNotFoundError. Not vacuous: the folders are gone inside the batch, and the
+    notebook's empty sub-folder (no note to move back) must come back too."""
+    (vault / "projects" / "later").mkdir()
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        book = store.get_note(plan).parent_id
+        if trashed:
+            store.trash_folder(book, actor=ACTOR_USER)
+        before = _tree(vault)
+        with pytest.raises(RuntimeError), store.batch():
+            (store.restore_folder if trashed else store.trash_folder)(book, actor=ACTOR_USER)
+            assert _tree(vault) != before
+            raise RuntimeError("a later step of the batch")
+        assert _tree(vault) == before
+        assert store.get_folder(book).is_trashed == trashed
+        (store.restore_folder if trashed else store.trash_folder)(book, actor=ACTOR_USER)
+        assert store.get_note(plan).is_trashed != trashed
+        where = vault / "projects" / "plan.md"
+        assert store.note_path(plan) == (where if trashed else vault / ".trash" / "projects" / "plan.md")

@@ -330,21 +330,38 @@ def clean_merge(base: str, theirs: str, mine: str) -> str | None:
     both change the same line differently, or add different lines at the same place (a clash
     only the person can settle). Changes on neighbouring lines merge; so does an append to a
     text without a last newline next to a change of its last line (lines are split at each
-    newline, so the append adds lines rather than rewriting the last one)."""
-    lines = base.split("\n")
-    hunks = sorted(_hunks(lines, theirs.split("\n")) + _hunks(lines, mine.split("\n")))
+    newline, so the append adds lines rather than rewriting the last one). The final newline is
+    merged apart from the lines: an editor adding or dropping it is no line of its own, which
+    would clash with, or double, a blank line the other side adds at the end."""
+    was, ends = base.endswith("\n"), [text.endswith("\n") for text in (theirs, mine)]
+    # A side that appends without the final newline the base had ends the text: its lines go
+    # after those the other side appends there, as if the other's append had come first.
+    late = [was and not end and ends.count(end) == 1 for end in ends]
+    lines = _lines(base)
+    hunks = sorted(
+        (start, end, side_late, new)
+        for text, side_late in zip((theirs, mine), late, strict=True)
+        for start, end, new in _hunks(lines, _lines(text))
+    )
     merged: list[str] = []
     at = 0
-    last: tuple[int, int, list[str]] | None = None
+    last: tuple[int, int, bool, list[str]] | None = None
     for hunk in hunks:
-        start, end, new = hunk
-        if hunk == last:
+        start, end, after, new = hunk
+        if last is not None and (start, end, new) == (last[0], last[1], last[3]):
             continue  # both sides made the same change
-        if start < at or (last is not None and start == end == last[0] == last[1]):
+        together = last is not None and start == end == last[0] == last[1]
+        if start < at or (together and not (after and start == len(lines))):
             return None
         merged += lines[at:start] + new
         at, last = end, hunk
-    return "\n".join(merged + lines[at:])
+    final = ends[0] if ends[0] != was else ends[1]  # (both sides changing it change it alike)
+    return "\n".join(merged + lines[at:]) + ("\n" if final else "")
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, its final newline left out (``""`` and ``"\\n"``: one empty line)."""
+    return text.removesuffix("\n").split("\n")
 
 
 def carried(seen_body: str, seen_time: int, now: Note, text: str) -> str | None:

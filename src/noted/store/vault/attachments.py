@@ -279,14 +279,17 @@ class Attachments:
         link to a note (the assistant's, a conflict copy's) the path of its file, so no id of
         noted's is written into the folder (one to a trashed note stays as it is)."""
         paths: dict[str, str] = {}
-        note_rel = links_from(note_rel)  # a trashed note's, as from its notebook's folder
+        own, note_rel = note_rel, links_from(note_rel)  # a trashed note's, as from its notebook's folder
         for link_id in linked_ids(body):
             known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
-            planned = self.store.vault.planned or {}
+            plan = self.store.vault.planned
             if note is not None:
                 path = note.path if note.present and not in_trash(note.path) else None
-            elif link_id in planned:  # a note this batch makes later (``Notes.plan_notes``)
-                path = planned[link_id]
+            elif (
+                plan is not None and link_id in plan.paths
+            ):  # one this batch makes later (``Notes.plan_notes``)
+                path = plan.paths[link_id]
+                plan.linkers.setdefault(link_id, set()).add(own)  # (relinked if it lands elsewhere)
             elif known or not adopt:
                 path = known[0] if known else None
             else:

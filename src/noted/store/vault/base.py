@@ -289,16 +289,25 @@ class VaultCore:
         row = self.row(note_id)
         if not row.present or written_at.rpartition("/")[0] == row.path.rpartition("/")[0]:
             return
+        self.relink(note_id, lambda body, at: rebased(self.vault, body, written_at, at, moving=moving), actor)
+
+    def relink(
+        self, note_id: str, change: Callable[[str, str], str], actor: str, session: str | None = None
+    ) -> None:
+        """The note's file written again with its body ``change(body, path)``, when that differs
+        (the file caught up with first, as every write: ``rewrite``)."""
 
         def write(_: Note) -> None:
             row = self.row(note_id)
             read = self.vault.read(row.path)
             ft = FileText.parse(decode(read.data))
-            body = rebased(self.vault, ft.body, written_at, row.path, moving=moving)
+            body = change(ft.body, row.path)
             if body != ft.body:
                 data = ft.with_body(body).render().encode("utf-8")
                 state = self.vault.write(row.path, data, unchanged=read.state)
-                self.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+                self.put(
+                    row.path, data, state, actor=actor, note_id=note_id, origin=row.origin, session=session
+                )
 
         self.rewrite(note_id, write)
 

@@ -33,7 +33,7 @@ from noted.store.vault.filestate import (
     link_skipped,
     state_now,
 )
-from noted.store.vault.journal import SYNC_AT_END, FileJournal
+from noted.store.vault.journal import SYNC_AT_END, FileJournal, Plan
 from noted.store.vault.moves import MoveLog
 from noted.tempfiles import sweep, temp_beside
 
@@ -356,14 +356,17 @@ class Vault:
         target = self.path(rel, fresh=True)
         return (target.exists() or target.is_symlink()) and not _same_file(self.path(by, fresh=True), target)
 
+    def remove_dir(self, rel: str) -> bool:
+        """Remove the folder ``rel`` when empty (``FileJournal.remove_dir``: a failing ``journal``
+        makes it again); False when it is not."""
+        with contextlib.suppress(InvalidInputError):
+            return self._journal.remove_dir(self.path(rel, fresh=True))
+        return False
+
     def prune_trash(self, rel: str) -> None:
         """Remove the folders of ``.trash/`` above ``rel`` that are left empty (``.trash`` stays)."""
         folder = rel.rpartition("/")[0]
-        while folder.startswith(TRASH + "/"):
-            try:
-                self.path(folder, fresh=True).rmdir()  # only an empty folder goes
-            except OSError:
-                return
+        while folder.startswith(TRASH + "/") and self.remove_dir(folder):
             folder = folder.rpartition("/")[0]
 
     def free_name(self, folder: str, stem: str, suffix: str = NOTE_SUFFIX) -> str:
@@ -386,7 +389,7 @@ class Vault:
         return f"{folder}/{name}".lstrip("/")
 
     @property
-    def planned(self) -> dict[str, str] | None:
+    def planned(self) -> Plan | None:
         """The paths of the notes the ``journal`` under way will make (``FileJournal.planned``)."""
         return self._journal.planned
 

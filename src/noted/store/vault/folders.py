@@ -127,8 +127,7 @@ class Folders(VaultPart):
             self.core.place(self._notes_in(ids), actor=actor)
             for path in sorted((self.ledger.folder_path(i) or "" for i in ids), reverse=True):
                 if path:
-                    with contextlib.suppress(OSError):
-                        self.vault.path(path).rmdir()
+                    self.vault.remove_dir(path)  # (made again when the batch fails)
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         with self.core.batch():

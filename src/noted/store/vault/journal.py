@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from noted.store.durable import sync_dir
@@ -25,6 +26,16 @@ from noted.store.vault.moves import MoveLog
 # ``os.sync`` waits for the data to land on Linux only (POSIX lets it return before: macOS does), so
 # elsewhere a batch's new file is synced before its rename, as any other file.
 SYNC_AT_END = sys.platform.startswith("linux")
+
+
+@dataclass
+class Plan:
+    """The notes a journal will make (``noted.store.vault.notes.Notes.plan_notes``)."""
+
+    paths: dict[str, str] = field(default_factory=dict)
+    """Note id → the path its file will have."""
+    linkers: dict[str, set[str]] = field(default_factory=dict)
+    """Note id → the files of the notes that link it at that path, written before it was made."""
 
 
 class FileJournal:
@@ -46,7 +57,7 @@ class FileJournal:
             return
         undo: list[Callable[[], object]] = []
         self._local.undo, self._local.dirs, self._local.files = undo, set(), False
-        self._local.names, self._local.planned = {}, {}
+        self._local.names, self._local.planned = {}, Plan()
         try:
             yield
         except BaseException:
@@ -100,10 +111,9 @@ class FileJournal:
             cache[parent].add(name.casefold())
 
     @property
-    def planned(self) -> dict[str, str] | None:
-        """Note id → the path its file will have, for the notes this journal will make
-        (``noted.store.vault.notes.Notes.plan_notes``); None outside a journal."""
-        planned: dict[str, str] | None = getattr(self._local, "planned", None)
+    def planned(self) -> Plan | None:
+        """The notes this journal will make; None outside a journal."""
+        planned: Plan | None = getattr(self._local, "planned", None)
         return planned
 
     def remember(self, step: Callable[[], object]) -> None:
@@ -111,6 +121,20 @@ class FileJournal:
         undo = getattr(self._local, "undo", None)
         if undo is not None:
             undo.append(step)
+
+    def remove_dir(self, folder: Path) -> bool:
+        """Remove ``folder`` when it is empty (False when it is not, or is gone). Inside a journal it
+        is written down first and made again when the block fails (before the moves out of it are
+        put back, which need it), as the next start after a crash does (``MoveLog.undo``)."""
+        with contextlib.suppress(OSError):
+            if os.listdir(folder):
+                return False
+            if self.moves is not None and self.active:
+                self.moves.add_removed(folder)
+            folder.rmdir()
+            self.remember(lambda: folder.mkdir(exist_ok=True))
+            return True
+        return False
 
     def sync_dir(self, folder: Path, *, with_files: bool = False) -> None:
         """Sync ``folder`` now, or, inside a journal, once at its end (``with_files``: and the

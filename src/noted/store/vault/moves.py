@@ -97,6 +97,11 @@ class MoveLog:
         self.start()
         self._line({"made": [str(f) for f in folders]})
 
+    def add_removed(self, folder: Path) -> None:
+        """Write down an empty folder about to be removed, which an undo makes again."""
+        self.start()
+        self._line({"removed": str(folder)})
+
     def _line(self, entry: object) -> None:
         assert self._file is not None
         os.write(self._file, (json.dumps(entry) + "\n").encode("utf-8"))
@@ -136,6 +141,8 @@ class MoveLog:
             try:
                 if isinstance(entry, dict) and "made" in entry:
                     _remove_empty([Path(p) for p in entry["made"]])
+                elif isinstance(entry, dict) and "removed" in entry:
+                    Path(entry["removed"]).mkdir(parents=True, exist_ok=True)
                 elif isinstance(entry, dict):
                     _put_back(Path(entry["write"]), entry["was"], entry["now"])
                 if not isinstance(entry, list):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -14,9 +15,9 @@ from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import other_keys, safe_name
-from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
-from noted.store.vault.rebase import rebased
+from noted.store.vault.base import TRIES, VaultPart, with_todo
+from noted.store.vault.files import ABSENT, FileChanged, FileState, Skipped, decode
+from noted.store.vault.rebase import rebased, redirected
 from noted.store.vault.tag_sync import drop_bare_tags
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
@@ -90,28 +91,48 @@ class Notes(VaultPart):
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
-            folder, planned = self.core.folder_dir(parent.id), self.vault.planned or {}
-            rel = planned.get(draft.id, "") if draft.id else ""  # (where links to it were written)
-            if not rel or rel.rpartition("/")[0] != folder:
-                rel = self.vault.free_note_name(folder, safe_name(title))
-            ft = ft.titled(title, PurePosixPath(rel).stem)
-            ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
-            if draft.tags:
-                ft = ft.with_tags(list(dict.fromkeys(draft.tags)))
-            if draft.user_created_time:
-                ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
-            ft = ft.with_body(self.attachments.place(ft.body, rel))
-            data = ft.render().encode("utf-8")
-            # A name found free: a file another program makes there meanwhile is not replaced.
-            state = self.vault.write(rel, data, unchanged=ABSENT, at=draft.user_updated_time or 0)
-            return self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
+            folder, plan = self.core.folder_dir(parent.id), self.vault.planned
+            was = (
+                plan.paths.get(draft.id, "") if plan and draft.id else ""
+            )  # (where links to it were written)
+            rel = was if was.rpartition("/")[0] == folder else ""
+            for _ in range(TRIES - 1):  # a name found free that another program takes meanwhile:
+                with contextlib.suppress(FileChanged):  # never replaced; the next free one is taken
+                    rel, data, state = self._write_new(draft, title, ft, folder, rel)
+                    break
+                rel = ""  # (``Vault.write`` forgot the names it listed: listed again)
+            else:
+                rel, data, state = self._write_new(draft, title, ft, folder, rel)
+            note = self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
+            if was and rel != was and plan:  # notes written linking it where it was to be: to where it is
+                for linker in filter(None, map(self.ledger.note_at, plan.linkers.pop(note.id, ()))):
+                    self.core.relink(linker.note_id, partial(redirected, old=was, new=rel), actor, session)
+            return note
+
+    def _write_new(
+        self, draft: NoteDraft, title: str, ft: FileText, folder: str, rel: str
+    ) -> tuple[str, bytes, FileState]:
+        """Write a new note's file at ``rel`` (its planned path), else at a free name in ``folder``
+        (its attachments written first where due); its path, bytes and state."""
+        rel, plan = rel or self.vault.free_note_name(folder, safe_name(title)), self.vault.planned
+        if plan and draft.id in plan.paths:
+            plan.paths[draft.id] = rel  # (its own links to itself too)
+        ft = ft.titled(title, PurePosixPath(rel).stem)
+        ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
+        if draft.tags:
+            ft = ft.with_tags(list(dict.fromkeys(draft.tags)))
+        if draft.user_created_time:
+            ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
+        data = ft.with_body(self.attachments.place(ft.body, rel)).render().encode("utf-8")
+        return rel, data, self.vault.write(rel, data, unchanged=ABSENT, at=draft.user_updated_time or 0)
 
     def plan_notes(self, drafts: Sequence[NoteDraft]) -> set[str]:
         """``HasFileLinks.plan_notes``: the path each new note's file will have, chosen now, so a
         ``:/id`` link to one made later in the batch is written as that path; the ids planned."""
-        planned = self.vault.planned
-        if planned is None:  # (outside a batch: nothing kept)
+        plan = self.vault.planned
+        if plan is None:  # (outside a batch: nothing kept)
             return set()
+        planned = plan.paths
         for draft in drafts:
             if not draft.id or draft.id in planned or self.ledger.note(draft.id) is not None:
                 continue

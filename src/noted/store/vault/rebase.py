@@ -1,7 +1,8 @@
 """Relative links that keep leading where they did when the note that holds them moves.
 
 ``rebased`` rewrites a moved note's relative Markdown and HTML links to files and notes (see its
-docstring); ``noted.store.vault.base.VaultCore.rebase`` and a note's move call it.
+docstring); ``noted.store.vault.base.VaultCore.rebase`` and a note's move call it. ``redirected``
+makes the links to one file lead to another.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from urllib.parse import quote
 from noted.markdown import LinkSpan, link_spans, replace_spans
 from noted.store.vault.attachments import md_path
 from noted.store.vault.files import Vault
+from noted.store.vault.trash import links_from
 
 
 def rebased(vault: Vault, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
@@ -39,14 +41,30 @@ def rebased(vault: Vault, body: str, old_rel: str, new_rel: str, *, moving: str 
         return led if leaves or vault.state(led) is not None else ""
 
     leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
-    if not leads:
-        return body  # (the Markdown parse that finds code is the costly part)
+    return _relinked(body, leads, new) if leads else body  # (the parse finding code is the costly part)
+
+
+def redirected(body: str, note_rel: str, old: str, new: str) -> str:
+    """``body`` of the note ``note_rel`` with each relative Markdown or HTML link to the file
+    ``old`` made to lead to ``new`` (a note a batch planned at ``old``, made at ``new``)."""
+    folder = links_from(note_rel).rpartition("/")[0]
+    leads = {
+        span.start: new
+        for span in link_spans(body)
+        if (path := md_path(span.target)) and posixpath.normpath(posixpath.join(folder, path)) == old
+    }
+    return _relinked(body, leads, folder) if leads else body
+
+
+def _relinked(body: str, leads: dict[int, str], folder: str) -> str:
+    """``body`` with each link starting at a key of ``leads`` made to lead to its value from
+    ``folder``, written as it was (bracketed, escaped, its anchor kept)."""
     replacements: list[tuple[LinkSpan, str]] = []
     for span in link_spans(body):
         there = leads.get(span.start)
         if there is None:
             continue
-        moved = posixpath.relpath(there, new or ".")
+        moved = posixpath.relpath(there, folder or ".")
         raw = span.target.strip()
         bracketed = raw.startswith("<") and raw.endswith(">")
         raw = raw.removeprefix("<").removesuffix(">") if bracketed else raw
