@@ -19,6 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.selection import Selection
 from textual.widgets import Collapsible, Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 from textual.widgets.markdown import MarkdownBlock
@@ -165,6 +166,7 @@ def test_every_chat_binding_has_an_id_a_description_and_a_tooltip() -> None:
     wanted = {
         "chat.send",
         "chat.cancel",
+        "chat.interrupt",
         "chat.accept",
         "chat.reject",
         "chat.undo",
@@ -332,14 +334,22 @@ async def test_undo_is_refused_when_the_note_changed_after_the_edit(services: Se
 
 # Cancelling ------------------------------------------------------------------------------------
 
+HALF: list[Turn] = [[Reply("Half an answer", chunk_size=100), Hang()]]
+"""An answer that stops half-way and waits, until it is stopped."""
+
+
+async def half_answered(pilot: Pilot[None]) -> None:
+    """Ask, once the pane is idle, and wait until the first half of ``HALF`` shows."""
+    await settle(pilot)
+    await ask(pilot, "Tell me everything")
+    await until(pilot, lambda: any(a.text for a in pilot.app.query(AnswerView)))
+
 
 async def test_escape_stops_a_hanging_answer_and_the_pane_says_stopped(services: Services) -> None:
     note = make_note(services)
-    app, scripted = host(services, [[Reply("Half an answer", chunk_size=100), Hang()]], note_id=note)
+    app, scripted = host(services, HALF, note_id=note)
     async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await ask(pilot, "Tell me everything")
-        await until(pilot, lambda: any(a.text for a in app.query(AnswerView)))
+        await half_answered(pilot)
         assert app.pane.running
         await pilot.press("escape")
         await settle(pilot)
@@ -353,13 +363,38 @@ async def test_escape_stops_a_hanging_answer_and_the_pane_says_stopped(services:
     assert isinstance(last, AssistantMessage) and last.text.startswith("Half an answer")
 
 
+async def test_ctrl_c_stops_an_answer_unless_text_is_selected_which_it_copies(services: Services) -> None:
+    # Textual gives Ctrl+C to "copy the selection", then to a hint about Ctrl+Q: mid-answer it
+    # stopped nothing. Each press below would stop the answer if the copies were not tried first.
+    note = make_note(services)
+    app, scripted = host(services, HALF, note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await half_answered(pilot)
+        box = app.query_one(ChatInput)
+        box.value = "a draft"
+        box.select_all()
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "a draft" and app.pane.running  # the box's selection is copied
+
+        box.move_cursor(box.document.end)
+        await pilot.pause()  # (moving the box's cursor clears the screen's selection, when it is handled)
+        block = app.query_one(AnswerView).query(MarkdownBlock).first()
+        app.screen.selections = {block: Selection(None, None)}  # the answer selected on screen
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "Half an answer" and app.pane.running
+
+        app.screen.selections = {}
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert not app.pane.running and scripted.providers[0].cancelled == 1
+        assert "stopped" in texts(app, NoticeView)
+
+
 async def test_opening_another_note_mid_answer_stops_it_and_keeps_what_was_said(services: Services) -> None:
     first, second = make_note(services, "First"), make_note(services, "Second")
-    app, scripted = host(services, [[Reply("Half an answer", chunk_size=100), Hang()]], note_id=first)
+    app, scripted = host(services, HALF, note_id=first)
     async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await ask(pilot, "Tell me everything")
-        await until(pilot, lambda: any(a.text for a in app.query(AnswerView)))
+        await half_answered(pilot)
         app.pane.set_note(second)
         await settle(pilot)
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 from tests.integration import test_ui_chat as chat
 from tests.integration.test_ui_chat import services  # noqa: F401 (a fixture)
+from textual.await_complete import AwaitComplete
 from textual.widgets.markdown import MarkdownBlock
 
 from noted.providers import CallTool, Reply
@@ -119,3 +121,33 @@ async def test_a_message_over_the_budget_leaves_no_empty_chat_behind(services: S
         await chat.ask(pilot, "short")  # the next message starts the chat as usual
         await chat.settle(pilot)
         assert [c.title for c in services.transcripts.recent()] == ["short"]
+
+
+async def test_a_long_paragraph_streams_in_few_drawings_and_ends_drawn_whole(
+    services: Services,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each piece that reached the answer re-parsed and re-drew the paragraph it ends: a 32,000-
+    # character paragraph took about 30 s to stream (minutes on a busy machine), n² in its length.
+    # Counted, not timed: the drawings of the answer, against the pieces the model sent.
+    text = " ".join(f"word{i}" for i in range(1_200))  # one paragraph, about 9,700 characters
+    pieces = len(text) // 4
+    app, _ = chat.host(services, [[Reply(text, chunk_size=4)]])
+    appended: list[int] = []
+    append = AnswerView.append
+
+    def counting(self: AnswerView, markdown: str) -> AwaitComplete:
+        appended.append(len(markdown))
+        return append(self, markdown)
+
+    monkeypatch.setattr(AnswerView, "append", counting)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await chat.settle(pilot)
+        await chat.ask(pilot, "a long paragraph")
+        await chat.settle(pilot)
+        answer = app.query_one(AnswerView)
+        # Not vacuous: it streamed, drawn in parts before the end.
+        assert len(appended) > 1 and answer.text == text
+        assert len(appended) <= pieces // 10, (len(appended), pieces)
+        # The final full update: the whole text in one paragraph block.
+        assert chat.blocks(answer) == [("MarkdownParagraph", text)]

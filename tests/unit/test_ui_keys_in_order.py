@@ -76,3 +76,26 @@ async def test_without_the_patch_textual_runs_them_late() -> None:
     async with app.run_test() as pilot:
         await _typed(app, pilot, "#line", BURST)
         assert app.query_one("#line", Input).value != TYPED
+
+
+class Above(Fields):
+    """A binding of Ctrl+C above the fields, as the chat pane's stop is."""
+
+    BINDINGS = [("ctrl+c", "above", "Above")]
+    reached = 0
+
+    def action_above(self) -> None:
+        self.reached += 1
+
+
+@pytest.mark.usefixtures("patched")
+async def test_a_fields_own_key_that_skips_goes_on_to_the_widgets_above() -> None:
+    # A text field's Ctrl+C copies its selection and skips without one: the patch ran it and then
+    # stopped the key, so nothing above the field (the chat's stop, Textual's screen copy) ever saw it.
+    app = Above()
+    async with app.run_test() as pilot:
+        await _typed(app, pilot, "#area", ["h", "i", "ctrl+c"])
+        assert app.reached == 1
+        app.query_one("#area", TextArea).select_all()
+        await _typed(app, pilot, "#area", ["ctrl+c"])
+        assert app.reached == 1 and app.clipboard == "hi"  # with a selection the field's copy acts alone

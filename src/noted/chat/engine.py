@@ -51,7 +51,7 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import preload_messages, system_prompt
 from noted.chat.transcripts import Conversation, Entry, Notice, Transcripts
-from noted.chat.turns import BREAK, STOP, Ending, mark_edits, round_messages
+from noted.chat.turns import BREAK, STOP, Ending, call_ids, mark_edits, round_messages, unique_call
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus, assistant_actor
@@ -189,6 +189,7 @@ class _Run:
         self.keep: int | None = None
         """How many saved entries stay when ``unsaved`` is saved (None: all; see ``replacing``)."""
         self.title: str | None = None
+        self.call_ids: set[str] = set()  # the conversation's, which a new call's must not repeat
         self.round: tuple[list[ToolCallReady], list[ToolResult]] | None = None
         """The tool calls of the round being run and the results so far, for a cancel to save."""
 
@@ -257,6 +258,7 @@ class _Run:
         if (renamed or not self.conversation.title) and text.strip():
             self.title = text.strip().splitlines()[0][:80]
         self.unsaved = [*carried, *new]
+        self.call_ids = call_ids(history + new)
         return history + new
 
     def request(self, history: list[Message], *, paused: bool = False) -> ChatRequest:
@@ -289,7 +291,7 @@ class _Run:
                     self.text += piece.text
                     yield piece
                 elif isinstance(piece, ToolCallReady):
-                    calls.append(piece)
+                    calls.append(unique_call(piece, self.call_ids))
                 elif isinstance(piece, Usage):
                     usage = (piece.input_tokens, piece.output_tokens)
                     # The conversation's size: this request and its answer, which the next request

@@ -5,6 +5,7 @@ summary of a tool call, the messages a round is saved as, and how a cancelled st
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -140,6 +141,23 @@ def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResu
         for c, r in zip(calls, results, strict=True)
     ]
     return [turn, *answers]
+
+
+def call_ids(messages: list[Message]) -> set[str]:
+    """The ids of the tool calls in ``messages``."""
+    return {c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
+
+
+def unique_call(call: ToolCallReady, taken: set[str]) -> ToolCallReady:
+    """``call``, its id made unique among ``taken`` (the conversation's, which it joins) by a suffix.
+    Some providers number calls from 1 in each session: in a resumed chat two calls had one id, and
+    results answered the wrong one, sent back to the model and drawn again."""
+    call_id, n = call.id, 1
+    while call_id in taken:
+        n += 1
+        call_id = f"{call.id}_{n}"
+    taken.add(call_id)
+    return call if call_id == call.id else dataclasses.replace(call, id=call_id)
 
 
 def mark_edits(result: ToolResult, message: str) -> ToolResult:

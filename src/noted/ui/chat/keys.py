@@ -6,6 +6,10 @@ from textual.binding import Binding, BindingType
 
 CHAT_BINDINGS: list[BindingType] = [
     Binding("escape", "cancel", "Stop", id="chat.cancel", tooltip="Stop the answer; what was said so far is kept"),
+    # Textual's Ctrl+C copies what is selected (the box's text, then the screen's) and otherwise only
+    # says how to quit: here it stops the answer as Esc does, once the copies have passed it by.
+    Binding("ctrl+c", "cancel(True)", "Stop", id="chat.interrupt", show=False,
+            tooltip="Stop the answer, as Esc does; with text selected, copy it instead"),
     Binding("y", "accept", "Accept", id="chat.accept", tooltip="Write the proposed change to the note"),
     Binding("n", "reject", "Reject", id="chat.reject", tooltip="Refuse the proposed change; nothing is written"),
     # Not on the bar, where it would push Ctrl+T and Esc off at 80 columns: always on (to say when there
@@ -65,7 +69,8 @@ Ask the assistant about the open note. It reads the note and uses only the tools
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
 - {chat.send} sends · {chat.newline} starts a new line (a paste keeps its lines) ·
-  {chat.cancel} stops an answer (what was said so far is kept)
+  {chat.cancel} stops an answer (what was said so far is kept); so does {chat.interrupt}, unless
+  text is selected (it copies that)
 - **Shift+Tab** from the message box moves up through the messages, tool calls and changes;
   **Enter** on a call shows its arguments and result
 - {chat.accept} / {chat.reject} accept or reject a proposed change (or use its buttons)
@@ -83,6 +88,6 @@ Settings → Tools. Each conversation is saved with its note and comes back when
   {chat.message.copy.code} one of its code blocks
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
-(ids: chat.send, chat.newline, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
+(ids: chat.send, chat.newline, chat.cancel, chat.interrupt, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
 chat.edit, chat.regenerate, chat.model, chat.copy, chat.message.copy, chat.message.copy.code).
 """

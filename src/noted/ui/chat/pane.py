@@ -166,8 +166,8 @@ class ChatPane(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the key and lets it go on to the app: Esc, y, n, u mean nothing here then.
         match action:
-            case "cancel":
-                return self.running
+            case "cancel":  # Ctrl+C's (``unless_selected``) leaves a selection on screen to be copied
+                return self.running and not (parameters and self.screen.get_selected_text())
             case "accept" | "reject":
                 return self.chat_log.asking is not None
             case "undo":  # with nothing to undo, it says so
@@ -178,8 +178,8 @@ class ChatPane(Vertical):
                 return not self.running and not away and self.chat_log.last_user() is not None
         return True
 
-    def action_cancel(self) -> None:
-        """Stop the answer being written (Esc); from a waiting card (its buttons go), to the box."""
+    def action_cancel(self, unless_selected: bool = False) -> None:
+        """Stop the answer being written (Esc, Ctrl+C); from a waiting card (its buttons go), to the box."""
         if self.chat_log.asking is not None:
             self._input.focus()
         self._answering.ask_to_stop()

@@ -3,6 +3,9 @@
 ``AnswerView`` streams: ``write`` feeds a ``MarkdownStream`` (which joins fragments that arrive
 faster than Markdown can render them), and ``finish`` replaces the streamed blocks with one full
 ``update`` so a code fence or a table left half-open mid-stream is parsed whole at the end.
+Each drawing re-parses and re-wraps the block the answer ends in, so pieces are held back until
+they add ``1/DRAW_SHARE`` to what is drawn, or for ``DRAW_WAIT`` seconds: a long paragraph costs
+a few dozen drawings, not one a piece (n² in its length: 30 s for 32,000 characters).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from textual import events, work
 from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownStream
@@ -26,6 +30,12 @@ from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
 from noted.ui.chat.data import Setup, check_setup
 from noted.ui.chat.keys import NEWLINE_BINDING, SEND_BINDING
 from noted.ui.workers import ReportsWorkerFailures
+
+DRAW_SHARE = 8
+"""A streamed piece is drawn at once when the held text is an eighth of what is drawn (a short answer:
+each piece), so the drawings of a long answer grow geometrically and their total stays linear."""
+DRAW_WAIT = 0.2
+"""Seconds held text waits at most, so a slow model's words still show as they come."""
 
 
 class UserMessageView(Static, CopyableMessage, can_focus=True):
@@ -53,6 +63,9 @@ class AnswerView(Markdown, CopyableMessage, can_focus=True):
         super().__init__(text, classes="answer", open_links=False)
         self.text = text
         self._stream: MarkdownStream | None = None
+        self._held = ""
+        """Arrived and not yet given to the stream (``DRAW_SHARE``)."""
+        self._hold: Timer | None = None
         self._end: Widget | None = None
         """The block marked as the last one (``-end``)."""
 
@@ -76,11 +89,24 @@ class AnswerView(Markdown, CopyableMessage, can_focus=True):
         if self._stream is None:
             self._stream = Markdown.get_stream(self)
         self.text += fragment
-        await self._stream.write(fragment)
+        self._held += fragment
+        if len(self._held) * DRAW_SHARE >= len(self.text) - len(self._held):
+            await self._draw_held()
+        elif self._hold is None:
+            self._hold = self.set_timer(DRAW_WAIT, self._draw_held)
+
+    async def _draw_held(self) -> None:
+        if self._hold is not None:
+            self._hold.stop()
+            self._hold = None
+        held, self._held = self._held, ""
+        if held and self._stream is not None:
+            await self._stream.write(held)
 
     async def finish(self) -> None:
         """Stop streaming and render the whole answer once, so half-closed blocks repair."""
         stream, self._stream = self._stream, None
+        await self._draw_held()  # (with no stream, only drops what is held: the update draws it)
         if stream is not None:
             await stream.stop()
         if self.is_attached:

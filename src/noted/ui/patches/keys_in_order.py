@@ -13,7 +13,8 @@ keys queued behind them".
 The patch runs, in ``Widget._on_key`` (which an ``Input`` or a ``TextArea`` reaches for every key it
 does not insert), the binding the key has on that field itself, when it is the one the app would run
 (``Screen.active_bindings``: the first binding of the key from the focused widget up, enabled, not
-one of the app's priority bindings, which never reach the field); any other key goes on as before.
+one of the app's priority bindings, which never reach the field); any other key goes on as before,
+and so does one whose action skips (a field's Ctrl+C with nothing selected goes on to the chat's stop).
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ async def _on_key(self: Widget, event: events.Key) -> None:
     if isinstance(self, _fields()) and self.has_focus:
         active = self.screen.active_bindings.get(event.key)
         if active is not None and active.node is self and active.enabled and not active.binding.priority:
-            event.stop()
-            event.prevent_default()
-            await self.app.run_action(active.binding.action, self)
-            return
+            # An action that skips (Ctrl+C with nothing selected) leaves the key to the widgets above.
+            if await self.app.run_action(active.binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
     await _SWAP.original("_on_key")(self, event)
 
 
