@@ -35,8 +35,8 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
                 "arguments": arguments,
                 "summary": summary,
             }
-        case ev.ToolCallFinished(call_id=call_id, name=name, status=status, result=result):
-            kind, said = outcome(status, result)
+        case ev.ToolCallFinished(call_id=call_id, name=name, status=status, result=result, reason=reason):
+            kind, said = outcome(status, result, reason)
             return {
                 "type": "tool_result", "id": call_id, "name": name, "status": status,
                 "outcome": kind, "said": said, "result": result,
