@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from noted.chat import events as ev
+from noted.cli.terminal import shown_json
 from noted.models import ToolStatus
 
 if TYPE_CHECKING:  # the tools load only when a question is asked, not for `noted chats`
@@ -74,7 +75,7 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
 
 def print_line(payload: dict[str, Any]) -> None:
     """One JSON line on stdout, flushed so a reader sees it at once."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(shown_json(json.dumps(payload, ensure_ascii=False, default=str), sys.stdout) + "\n")
     sys.stdout.flush()
 
 
