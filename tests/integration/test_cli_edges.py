@@ -260,3 +260,38 @@ def test_control_characters_of_a_note_are_pictured_on_a_terminal_and_kept_in_a_p
         [sys.executable, "-m", "noted", "show", note.id], env=env, capture_output=True, check=True
     )
     assert evil.encode() in piped.stdout and b"\x1b]0;pwned\x07" in piped.stdout  # the note's own bytes
+
+
+def test_bidi_controls_of_a_note_are_left_out_on_a_terminal_and_kept_in_a_pipe_and_json(
+    tmp_path: Path,
+) -> None:
+    """``noted notes`` and ``noted show`` wrote a title's right-to-left override as it was, so
+    "Invoice \\u202efdp.exe" read "Invoice exe.pdf" on the terminal; the app leaves them out."""
+    import json
+
+    from noted.models import NoteDraft
+    from noted.profile import Profile
+    from noted.store.sqlite import SqliteStore
+
+    env = env_with_src(NOTED_PROFILE=str(tmp_path / "p"))
+    assert run_noted(tmp_path / "p", "init").returncode == 0
+    profile = Profile(tmp_path / "p")
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    spoof, body = "Invoice \u202efdp.exe", "pay \u2067\u05d0\u2069 to \u200fBob\u200e\u061c now\n"
+    note = store.create_note(NoteDraft("Invoice", body, store.list_folders()[0].id), actor="mcp")
+    with store.db.write() as conn:  # noted refuses such a title; a Joplin sync or an older noted did not
+        conn.execute("UPDATE notes SET title = ? WHERE id = ?", (spoof, note.id))
+    store.close()
+    marks = [c.encode() for c in "\u202e\u2067\u2069\u200f\u200e\u061c"]
+    for args in (["notes"], ["show", note.id], ["search", "--mode", "keyword", "invoice"]):
+        shown = _on_a_terminal(args, env)
+        assert not [m for m in marks if m in shown], (args, shown)
+        assert b"Invoice fdp.exe" in shown, (args, shown)  # not vacuous: the title is there
+    assert "pay \u05d0 to Bob now".encode() in _on_a_terminal(["show", note.id], env)
+    piped = subprocess.run(
+        [sys.executable, "-m", "noted", "show", note.id], env=env, capture_output=True, check=True
+    )
+    assert spoof.encode() in piped.stdout and body.encode() in piped.stdout  # the note's own text
+    given = _on_a_terminal(["show", "--json", note.id], env)
+    assert not [m for m in marks if m in given], given  # escaped, as JSON may write any character
+    assert (json.loads(given)["title"], json.loads(given)["body"]) == (spoof, body)  # the exact text

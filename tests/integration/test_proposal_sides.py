@@ -187,3 +187,19 @@ def test_the_preview_of_a_proposal_is_what_accepting_it_writes(
     outcome = asyncio.run(proposals.apply(services.registry, proposal, services.tool_context(BOT)))
     assert outcome.state is ProposalState.APPLIED
     assert shown[1] == (store.get_note(fixture.ideas).title, store.get_note(fixture.ideas).body)
+
+
+def test_accepting_a_proposal_whose_tool_is_off_says_so_in_the_persons_words(
+    services: Services, fixture: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``noted changes accept`` (and the Changes view) said the refusal written for the model:
+    "… Only the person can switch it on: … Ask them if you need it." to the person."""
+    proposal = propose(services, fixture.ideas, append="four")
+    services.settings.set("ai.tool.update_note.enabled", False)
+    services.close()  # the CLI opens the profile itself
+    result = Cli(fixture.root, capsys)("changes", "accept", f"p{proposal.id}")
+    assert 'the tool "update_note" is switched off; it is switched on in Settings' in result.err, result.err
+    assert "Ask them" not in result.err and "Only the person" not in result.err, result.err
+    assert (
+        "four" not in open_services(fixture.root).store.get_note(fixture.ideas).body
+    )  # not vacuous: refused

@@ -30,17 +30,19 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from noted.chat.turns import DECLINED, FINAL, PAUSED, SEND_AGAIN, mark_edits, summary
+from noted.chat.turns import DECLINED, FINAL, NOT_OFFERED, PAUSED, SEND_AGAIN, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus
 from noted.ops.batch_capture import Snapshot, capture, settled
 from noted.ops.session import CommitResult, CommitStatus, EditorSession
+from noted.ops.tool_words import tool_words
 from noted.providers import ToolCallReady
 from noted.store.protocol import Store
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend
 from noted.tools.proposals import note_key
+from noted.tools.registry import NOT_APPROVED
 from noted.wording import plural
 
 
@@ -129,11 +131,11 @@ class RoundCalls:
             if call.arguments_error:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
-                result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
+                result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED, person=NOT_OFFERED)
             elif index in unchanging:  # answered by its rehearsal (or a refusal's): not asked about
                 result = unchanging[index]
             elif len(asked) > 1 and index in asked:
-                result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
+                result = outcomes.get(index) or _declined(call.name)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow: {lines[index]}?", "")
                 yield self._ask(approval, call.name)
@@ -143,11 +145,11 @@ class RoundCalls:
                     approved = await self._approved(call, seen.get(index))
                     result = await registry.call(call.name, approved, self.ctx)
                 else:
-                    result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
+                    result = _declined(call.name)
             else:
                 result = await registry.call(call.name, arguments, self.ctx)
             results.append(result)
-            yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
+            yield ToolCallFinished(call.id, call.name, result.status, result.for_model(), result.for_person())
         if batch is not None:
             yield batch
 
@@ -208,7 +210,7 @@ class RoundCalls:
         self, before: Snapshot, calls: list[ToolCallReady], results: list[ToolResult]
     ) -> BatchApplied:
         """What the batch did, as the card and its undo need it."""
-        failed = next((r.message or "" for r in results if not r.ok), None)
+        failed = next((r.for_person() for r in results if not r.ok), None)
         if failed is not None:
             return BatchApplied(f"{failed[:1].upper()}{failed[1:]}.")
         final = tuple(
@@ -272,7 +274,7 @@ class RoundCalls:
             allowed = await self._answer(approval)
             if not allowed:
                 session.discard()
-                results[:] = [mark_edits(r, DECLINED) for r in results]
+                results[:] = [mark_edits(r, DECLINED, NOT_APPROVED) for r in results]
                 yield EditsRefused(
                     session.note_id, count, "You declined the edits; nothing was written.", declined=True
                 )
@@ -325,9 +327,18 @@ def _refused_together(
     the person approves a round's writes as one unit, all written or none, so none is put to them,
     and each says which write would be refused and why."""
     index, refused = next((i, r) for i, r in sorted(foretold.items()) if not r.ok)
-    why = (
-        f"not asked about nor run: {calls[index].name} (change {index + 1} of this round) would be "
-        f"refused ({refused.message}), and this round's changes are approved all or none; "
-        f"nothing was written: {SEND_AGAIN}"
-    )
-    return {i: ToolResult(calls[i].name, ToolStatus.REFUSED, message=why) for i in asked}
+
+    def why(name: str, reason: str) -> str:
+        return (
+            f"not asked about nor run: {name} (change {index + 1} of this round) would be refused "
+            f"({reason}), and this round's changes are approved all or none; nothing was written"
+        )
+
+    message = f"{why(calls[index].name, refused.message or '')}: {SEND_AGAIN}"
+    person = why(tool_words(calls[index].name).to_do, refused.for_person())
+    return {i: ToolResult(calls[i].name, ToolStatus.REFUSED, message=message, person=person) for i in asked}
+
+
+def _declined(name: str) -> ToolResult:
+    """The answer of a write the person declined."""
+    return ToolResult(name, ToolStatus.REFUSED, message=DECLINED, person=NOT_APPROVED)

@@ -38,6 +38,9 @@ class ToolCallFinished:
     name: str
     status: ToolStatus
     result: dict[str, Any]
+    """What the model is given (``ToolResult.for_model``)."""
+    reason: str = ""
+    """Why it did not work, in the person's words (``ToolResult.for_person``); empty when it did."""
 
     @property
     def ok(self) -> bool:

@@ -23,7 +23,6 @@ from noted.providers import (
 )
 from noted.tools import ToolResult
 from noted.tools.editor import EDIT_TOOLS
-from noted.tools.pinning import READ_AGAIN
 from noted.tools.proposals import PENDING
 
 DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
@@ -31,11 +30,8 @@ PAUSED = (
     "Not run: no tools are offered in this round because the tool calls of the last rounds all failed. "
     "Answer the person in words, saying what went wrong."
 )
-_PLAIN = {
-    DECLINED: "not approved, so nothing was written",
-    PAUSED: "not run: the tool calls of the last rounds all failed, so no tools were offered",
-}
-"""The texts written for the model that the person is told otherwise (``for_person``)."""
+NOT_OFFERED = "not run: the tool calls of the last rounds all failed, so no tools were offered"
+"""``PAUSED`` as the person is told it."""
 SEND_AGAIN = "fix that call and send them again"
 """Ends the refusal of each write of a round that holds one that would be refused."""
 FINAL = "(cannot be undone)"
@@ -106,31 +102,17 @@ def told(name: str, line: str, kind: str) -> str:
     return line
 
 
-def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
+def outcome(status: ToolStatus, result: Any, reason: str = "") -> tuple[str, str]:
     """What became of a tool call, as a word and as the chat pane's tool line and ``noted ask`` say
     it: ``held`` (a write that waits for the person's review as a proposal: nothing written yet),
-    ``done``, or its status (``refused``, ``error``…) and why."""
+    ``done``, or its status (``refused``, ``error``…) and why: ``reason``, the person's words
+    (``ToolResult.for_person``), else the ``result``'s own (a saved chat's, or a line of the pane)."""
     if status is ToolStatus.OK:
         if isinstance(result, dict) and result.get("status") == PENDING:
             return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
         return "done", "done"
-    why = result.get("error") or result.get("message") if isinstance(result, dict) else None
-    return str(status), f"{status}: {for_person(why)}" if why else str(status)
-
-
-def for_person(why: str) -> str:
-    """A refusal's reason, written for the model, in the person's words: a decline ("The person
-    declined…") or a pause ("… Answer the person in words") said plainly, the instructions to read
-    again and redo, or to send a round again, left to the model, and the model's "you" named
-    (the assistant read the note)."""
-    if (plain := _PLAIN.get(why)) is not None:
-        return plain
-    why = why.removesuffix(": " + SEND_AGAIN)
-    for advice in READ_AGAIN:  # also inside a round's refusal, which quotes the call's
-        why = why.replace(" " + advice, "")
-    return why.replace("since you read it", "since the assistant read it").replace(
-        "(you read the", "(the assistant read the"
-    )
+    why = reason or (result.get("error") or result.get("message") if isinstance(result, dict) else None)
+    return str(status), f"{status}: {why}" if why else str(status)
 
 
 def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:
@@ -160,11 +142,12 @@ def unique_call(call: ToolCallReady, taken: set[str]) -> ToolCallReady:
     return call if call_id == call.id else dataclasses.replace(call, id=call_id)
 
 
-def mark_edits(result: ToolResult, message: str) -> ToolResult:
-    """``result``, or a refusal carrying ``message`` when it is an edit of the open note that will
-    not be written (declined, or cut short), so the model does not believe it was saved."""
+def mark_edits(result: ToolResult, message: str, person: str | None = None) -> ToolResult:
+    """``result``, or a refusal carrying ``message`` (and the ``person``'s words, where they differ)
+    when it is an edit of the open note that will not be written (declined, or cut short), so the
+    model does not believe it was saved."""
     if result.ok and result.name in EDIT_TOOLS:
-        return ToolResult(result.name, ToolStatus.REFUSED, message=message)
+        return ToolResult(result.name, ToolStatus.REFUSED, message=message, person=person)
     return result
 
 

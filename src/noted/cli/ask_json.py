@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from noted.chat import events as ev
+from noted.cli.terminal import shown_json
 from noted.models import ToolStatus
 
 if TYPE_CHECKING:  # the tools load only when a question is asked, not for `noted chats`
@@ -35,8 +36,8 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
                 "arguments": arguments,
                 "summary": summary,
             }
-        case ev.ToolCallFinished(call_id=call_id, name=name, status=status, result=result):
-            kind, said = outcome(status, result)
+        case ev.ToolCallFinished(call_id=call_id, name=name, status=status, result=result, reason=reason):
+            kind, said = outcome(status, result, reason)
             return {
                 "type": "tool_result", "id": call_id, "name": name, "status": status,
                 "outcome": kind, "said": said, "result": result,
@@ -74,7 +75,7 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
 
 def print_line(payload: dict[str, Any]) -> None:
     """One JSON line on stdout, flushed so a reader sees it at once."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(shown_json(json.dumps(payload, ensure_ascii=False, default=str), sys.stdout) + "\n")
     sys.stdout.flush()
 
 

@@ -194,9 +194,9 @@ class _Renderer:
             case ToolCallStarted(call_id=call_id, summary=summary):
                 self.break_before_text = self.last != "\n"
                 self.lines[call_id] = summary
-            case ToolCallFinished(call_id=call_id, name=name, status=status, result=result):
+            case ToolCallFinished(call_id=call_id, name=name, status=status, result=result, reason=reason):
                 # Said once it ended, in the words of what it did (``searched for "milk"``).
-                kind, said = outcome(status, result)
+                kind, said = outcome(status, result, reason)
                 line = told(name, self.lines.pop(call_id, name), kind)
                 print(shown(f"\n· {line}" + ("" if kind == "done" else f"\n  {said}"), err), file=err)
             case EditsProposed(diff=diff):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from noted.cli.progress import LazyProgress
-from noted.cli.terminal import shown
+from noted.cli.terminal import shown, shown_json
 from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.ops.editing import rescue_edits
@@ -112,7 +112,7 @@ class CliContext:
 
     def emit(self, payload: Any) -> None:
         """Print ``payload`` as JSON."""
-        print(shown(json.dumps(payload, ensure_ascii=False, indent=2, default=str), sys.stdout))
+        print(shown_json(json.dumps(payload, ensure_ascii=False, indent=2, default=str), sys.stdout))
 
     def error(self, message: str) -> None:
         print(shown(f"noted: {message}", sys.stderr), file=sys.stderr)

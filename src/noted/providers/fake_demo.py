@@ -5,7 +5,8 @@ appends the request to the note as a to-do line (so the approve/undo flow can be
 otherwise it searches: with ``find_notes`` (the question as asked: hybrid search copes with whole
 sentences, misspellings and other languages) when that is offered, else with ``search_notes`` for
 any of the question's words; it reads the first hit with ``read_note`` when that is offered too,
-then answers with what came back. It says plainly that it is a demo, so nobody takes its words for
+then answers with what came back as a person would put it (the notes' titles, notebooks and a few
+words of each, never the tools' JSON). It says plainly that it is a demo, so nobody takes its words for
 a model's.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from noted.models import FULL_ID
 from noted.providers.base import AssistantMessage, ChatRequest, ToolResultMessage, ToolSpec, UserMessage
 from noted.providers.fake import CallTool, FakeAction, Reply
+from noted.wording import plural
 
 _NOTE_ID = re.compile(rf"\b{FULL_ID.pattern}\b")
 _WORD = re.compile(r"[^\W_]{3,}")
@@ -66,8 +68,7 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
         for _, content in results:
             if match := _NOTE_ID.search(content):
                 return [CallTool("read_note", {_text_argument(tools["read_note"], "id"): match.group()})]
-    lines = [f"- {name}: {_shorten(content, 240)}" for name, content in results]
-    return [Reply("Here is what I found:\n" + "\n".join(lines) + _FOOTER)]
+    return [Reply("\n\n".join(_said(name, content) for name, content in results) + _FOOTER)]
 
 
 _NOT_ADDED = {"refused": "you did not approve the change", "conflict": "the note changed meanwhile"}
@@ -88,6 +89,57 @@ def _appended(result: str) -> str:
         # ("The person declined this change; … Do not try it again unless they ask.").
         return f"Nothing was added: {_NOT_ADDED.get(data['status'], data['status'])}."
     return "Done: the note has a new to-do line."
+
+
+SHOWN_HITS = 5
+"""The most search results the answer names."""
+
+
+def _said(name: str, content: str) -> str:
+    """A tool's result as a person would say it: the notes a search found (title, notebook,
+    section, a few words of each), the opening of a note read, or why the call failed; a result
+    that is not JSON, a few words of it. Never the JSON itself."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return _shorten(content, 240)
+    if not isinstance(data, dict):
+        return f"{name} answered, with nothing I can put in words."
+    if "error" in data:
+        return f"I could not use {name}: {_shorten(str(data['error']), 200)}"
+    if isinstance(hits := data.get("results"), list):
+        notes = [h for h in hits if isinstance(h, dict)]
+        if not notes:
+            return "I found no notes for that."
+        count = data.get("total")
+        total = count if isinstance(count, int) else len(notes)
+        found = f"I found {plural(total, 'note')}" + (
+            f"; the first {SHOWN_HITS}:" if total > SHOWN_HITS else ":"
+        )
+        return "\n".join([found, *(f"- {_hit(h)}" for h in notes[:SHOWN_HITS])])
+    if isinstance(body := data.get("body"), str):
+        # Its first paragraph of prose: a heading or a to-do list flattened onto one line reads badly.
+        prose = [
+            p
+            for p in body.split("\n\n")
+            if p.strip() and not p.lstrip().startswith(("#", "-", "*", "|", "`"))
+        ]
+        opening = prose[0] if prose else body
+        return f"{_where(data)} begins: {_shorten(opening, 300) or '(it is empty)'}"
+    return f"{name} answered, with nothing I can put in words."
+
+
+def _where(note: Mapping[str, Any]) -> str:
+    """A note named as a person names it: “Title” (in Notebook)."""
+    title = f"“{_shorten(str(note.get('title') or 'Untitled'), 80)}”"
+    return f"{title} (in {_shorten(str(note['notebook']), 60)})" if note.get("notebook") else title
+
+
+def _hit(hit: Mapping[str, Any]) -> str:
+    heading = str(hit.get("section_heading") or "")
+    under = f", under “{_shorten(heading, 60)}”" if heading else ""
+    snippet = _shorten(str(hit.get("snippet") or ""), 120)
+    return f"{_where(hit)}{under}" + (f": {snippet}" if snippet else "")
 
 
 def _last_question(request: ChatRequest) -> str:

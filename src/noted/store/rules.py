@@ -69,6 +69,19 @@ def control_picture(char: str) -> str:
     return "\u2421" if code == 0x7F else "\ufffd"
 
 
+DIRECTION_MARKS = frozenset("\u061c\u200e\u200f")
+"""The invisible marks of a direction (Arabic letter mark, left-to-right and right-to-left marks)."""
+TERMINAL_TEXT: dict[int, str | None] = {
+    **{code: control_picture(chr(code)) for code in [*range(0x20), *range(0x7F, 0xA0)]},
+    **dict.fromkeys(map(ord, BIDI_CONTROLS | DIRECTION_MARKS)),
+}
+"""How text noted did not write reaches a terminal, in the app (``noted.ui.patches.control_text``)
+and on the command line (``noted.cli.terminal``), as a ``str.translate`` table: each control
+character as its picture (written as it is, ``ESC`` drives the terminal), and the bidi controls and
+marks of a direction left out (written as they are, a title can read reversed; the app's layout
+counts them 0 cells wide, while some terminals give each a cell)."""
+
+
 def read_title(title: str) -> str:
     """A title read from a file (a Markdown folder's name, heading or front matter) as ``clean_title``
     takes it: tabs made spaces, other control characters and hidden format characters shown by

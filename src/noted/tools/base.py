@@ -59,11 +59,14 @@ class ToolError(NotedError):
     Args:
         message: One or two sentences saying what went wrong and what to do instead.
         field: The input field at fault, when there is one.
+        person: What went wrong as the person is told it, where ``message`` holds advice only the
+            model can follow (call a tool again, copy text from a read): ``ToolResult.person``.
     """
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str, *, field: str | None = None, person: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.person = person
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,4 +29,6 @@ def amend(outcome: CommitResult, result: ToolResult) -> ToolResult:
     if not outcome.lost or not result.ok or result.name not in EDIT_TOOLS:
         return result
     status = ToolStatus.CONFLICT if outcome.status is CommitStatus.CONFLICT else ToolStatus.ERROR
-    return ToolResult(result.name, status, message=outcome.to_model or outcome.message)
+    return ToolResult(
+        result.name, status, message=outcome.to_model or outcome.message, person=outcome.message
+    )

@@ -40,10 +40,11 @@ BODY_MODES = ("body", "append", "prepend", "replace_text")
 
 
 def _stale(title: str, base: int, current: int) -> ToolError:
+    versions = f"of {iso(base)}, it is now {iso(current)}); nothing was written."
     return ToolError(
-        f'note "{title}" has changed since you read it (you read the version of {iso(base)}, it is now '
-        f"{iso(current)}); nothing was written. {READ_AGAIN[1]}",
+        f'note "{title}" has changed since you read it (you read the version {versions} {READ_AGAIN[1]}',
         field="base_updated_time",
+        person=f'note "{title}" has changed since the assistant read it (the assistant read the version {versions}',
     )
 
 
@@ -59,9 +60,11 @@ def _patch(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any], note: No
                 if not found
                 else "Include more of the surrounding text so that it matches once."
             )
+            why = f"matches {times(len(found))} in the note; it must match exactly once."
             raise ToolError(
-                f"replace_text.find matches {times(len(found))} in the note; it must match exactly once. {advice}",
+                f"replace_text.find {why} {advice}",
                 field="replace_text.find",
+                person=f"the text to replace {why}",
             )
         new_body = body[: found[0]] + replace + body[found[0] + len(find) :]
     parent = visible_folder(ctx, scope, args["notebook_id"]).id if "notebook_id" in args else None

@@ -65,14 +65,16 @@ READ_AGAIN = (
     "Call read_note again and redo your change on what it says now.",
 )
 """What a refusal of a write on something that changed since it was read tells the model to do:
-the person is not told (``noted.chat.turns.for_person``)."""
+the person is not told (``noted.tools.base.ToolError``'s ``person``)."""
 
 
 def changed(kind: str, name: str, field: str) -> ToolError:
     """The refusal of a write on the ``kind`` (note, notebook, attachment) ``name``, which changed,
     moved or went since the caller read it."""
     return ToolError(
-        f'{kind} "{name}" has changed since you read it; nothing was written. {READ_AGAIN[0]}', field=field
+        f'{kind} "{name}" has changed since you read it; nothing was written. {READ_AGAIN[0]}',
+        field=field,
+        person=f'{kind} "{name}" has changed since the assistant read it; nothing was written.',
     )
 
 

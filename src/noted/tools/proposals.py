@@ -276,7 +276,7 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     if result.ok:
         note_id = str((result.payload or {}).get("id", proposal.note_id))
         return _settle(rows, proposal, ProposalState.APPLIED, "applied", note_id)
-    message = result.message or "the tool failed"
+    message = result.for_person()
     if "changed since" in message:  # between the check above and the write
         return _waits(proposal, _moved(proposal, ["the note"]), clash=True)
     if result.landed:  # not a failure: accepting again finds its change there, or what it made

@@ -43,6 +43,9 @@ MAX_ARGUMENT_CHARS = 16 * 1024 * 1024
 """No call's arguments, as JSON, may be longer than this (each field has its own, smaller cap): room
 for one 10 MiB attachment in base64 (13,981,016 characters) and the fields around it."""
 
+NOT_APPROVED = "not approved, so nothing was written"
+"""What the person is told of a write they declined (the model is told not to try it again)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
@@ -54,6 +57,9 @@ class ToolResult:
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     ``landed`` is set on an error after which the write may have landed, whole or in part (the
     backend took it in and never answered, or stopped partway): it is not "nothing was written".
+    ``message`` is written for the model (and MCP clients), with what to do next; ``person`` is
+    what went wrong as the person is told it, decided where the result is made, when the model's
+    advice is not theirs (``for_person``).
     """
 
     name: str
@@ -63,6 +69,7 @@ class ToolResult:
     field: str | None = None
     images: tuple[ImageData, ...] = ()
     landed: bool = False
+    person: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -73,6 +80,13 @@ class ToolResult:
         if self.ok and self.payload is not None:
             return self.payload
         return {"error": self.message or "failed", "status": self.status}
+
+    def for_person(self) -> str:
+        """Why the call did not work, in the person's words (the chat's cards and lines, ``noted
+        ask``, the Changes view); empty when it worked."""
+        if self.ok:
+            return ""
+        return self.person or self.message or str(self.status)
 
 
 class ToolRegistry:
@@ -129,13 +143,20 @@ class ToolRegistry:
         such as an MCP client)."""
         return [t for t in self._tools.values() if self.enabled(t) and self.available(t, ctx)]
 
-    def refusal(self, tool: Tool) -> str:
-        """The text a model gets when it calls a tool that is switched off."""
+    def refusal(self, tool: Tool) -> ToolResult:
+        """The answer to a call of a tool that is switched off: the model is told only the person can
+        switch it on, and the person where."""
         spec = self.settings.registry.spec(tool.setting_key)
-        return (
-            f'The tool "{tool.name}" is switched off. Only the person can switch it on: '
+        where = (
             f'Settings → {spec.section} → "{spec.label}" (setting {tool.setting_key}), '
-            f"or `noted config set {tool.setting_key} true`. Ask them if you need it."
+            f"or `noted config set {tool.setting_key} true`"
+        )
+        return ToolResult(
+            tool.name,
+            ToolStatus.REFUSED,
+            message=f'The tool "{tool.name}" is switched off. Only the person can switch it on: {where}. '
+            "Ask them if you need it.",
+            person=f'the tool "{tool.name}" is switched off; it is switched on in {where}',
         )
 
     # Calling -------------------------------------------------------------------------------
@@ -153,7 +174,7 @@ class ToolRegistry:
                 return foretold  # refused, or changing nothing: nothing to ask about
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
-                return ToolResult(name, ToolStatus.REFUSED, message=message)
+                return ToolResult(name, ToolStatus.REFUSED, message=message, person=NOT_APPROVED)
         return await asyncio.to_thread(self._run, tool, args, ctx)
 
     async def call_together(
@@ -203,7 +224,7 @@ class ToolRegistry:
                 name, ToolStatus.ERROR, message=f'there is no tool "{name}"; available: {known}'
             )
         if not self.enabled(tool):
-            return ToolResult(name, ToolStatus.REFUSED, message=self.refusal(tool))
+            return self.refusal(tool)
         if not self.available(tool, ctx):
             why = "an open note with a selection" if ctx.editor is not None else "a chat about an open note"
             return ToolResult(name, ToolStatus.REFUSED, message=f'"{name}" works only in {why}')
@@ -251,7 +272,7 @@ class ToolRegistry:
         try:
             payload = propose(tool, args, ctx)
         except ToolError as exc:
-            return ToolResult(tool.name, ToolStatus.ERROR, message=exc.message, field=exc.field)
+            return _refused(tool.name, exc)
         except NotedError as exc:
             return ToolResult(tool.name, ToolStatus.ERROR, message=str(exc))
         return ToolResult(tool.name, ToolStatus.OK, payload=payload)
@@ -260,17 +281,16 @@ class ToolRegistry:
         """Run the handler (in a worker thread: it blocks on the store)."""
         name = tool.name
         if not self.enabled(tool):  # switched off while the call waited (for the person, for a thread)
-            return ToolResult(name, ToolStatus.REFUSED, message=self.refusal(tool))
+            return self.refusal(tool)
         try:
             payload = tool.handler(ctx, args)
         except WouldWrite:  # a rehearsal's end, for _propose
             raise
         except ToolError as exc:
-            return ToolResult(name, ToolStatus.ERROR, message=exc.message, field=exc.field)
+            return _refused(name, exc)
         except ConflictError as exc:
-            return ToolResult(
-                name, ToolStatus.ERROR, message=f"{exc.message}; read the note again and redo the change"
-            )
+            advice = f"{exc.message}; read the note again and redo the change"
+            return ToolResult(name, ToolStatus.ERROR, message=advice, person=exc.message)
         except NotedError as exc:
             landed = isinstance(exc, (WriteOutcomeUnknownError, PartlyDoneError))
             return ToolResult(name, ToolStatus.ERROR, message=str(exc), landed=landed)
@@ -314,19 +334,25 @@ class _CallFailed(Interruption):
 def _none_written(
     results: Sequence[ToolResult | None], calls: Sequence[tuple[str, Mapping[str, Any]]]
 ) -> list[ToolResult]:
-    """The results of a batch of which nothing was written: each says which call failed and why
-    (the failed call keeps its status and field)."""
+    """The results of a batch of which nothing was written: each says which call failed and why,
+    to the model and to the person (the failed call keeps its status and field)."""
     index, failed = next((i, r) for i, r in enumerate(results) if r is not None and not r.ok)
-    message = (
+    head = (
         f"nothing of this batch of {len(calls)} changes was written: "
-        f"change {index + 1} ({tool_words(calls[index][0]).to_do}) failed: {failed.message}"
+        f"change {index + 1} ({tool_words(calls[index][0]).to_do}) failed: "
     )
+    message, person = head + (failed.message or "failed"), head + failed.for_person()
     return [
-        dataclasses.replace(failed, message=message)
+        dataclasses.replace(failed, message=message, person=person)
         if i == index
-        else ToolResult(name, ToolStatus.ERROR, message=message)
+        else ToolResult(name, ToolStatus.ERROR, message=message, person=person)
         for i, (name, _) in enumerate(calls)
     ]
+
+
+def _refused(name: str, exc: ToolError) -> ToolResult:
+    """The answer of a call its tool refused, to the model and (where it differs) to the person."""
+    return ToolResult(name, ToolStatus.ERROR, message=exc.message, field=exc.field, person=exc.person)
 
 
 def _check_schema(schema: Payload) -> None:

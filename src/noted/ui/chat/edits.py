@@ -21,7 +21,6 @@ from textual.widgets import Button, Static
 
 from noted.chat.engine import UNDONE
 from noted.chat.events import Approval, BatchApplied, EditsApplied, ToolCallFinished
-from noted.chat.turns import for_person
 
 MAX_DIFF_LINES = 200
 """Lines of a diff shown; the rest is counted (the whole change is still applied or refused)."""
@@ -147,8 +146,7 @@ The diff shows what would change in the note (`+` added, `-` removed).
             self._status.update("Done.")
         else:
             self.set_classes("edit-card -refused")
-            said = finished.result.get("error") or finished.result.get("message")
-            self._status.update(Content(f"Not done: {for_person(said) if said else finished.status}"))
+            self._status.update(Content(f"Not done: {finished.reason or finished.status}"))
 
     def mark_applied(self, applied: EditsApplied) -> None:
         """The change was saved; it can be undone."""

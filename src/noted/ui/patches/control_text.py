@@ -10,8 +10,9 @@ text from users can drive it".
 
 The patch renders as Textual does, with the text of every segment that is not itself a control
 sequence passed through ``str.translate``: each C0 and C1 control and DEL becomes its control
-picture (``␛``) or U+FFFD, one cell wide, as the command line shows them (``noted.cli.terminal``),
-and Unicode's bidi controls (U+202A … U+202E, U+2066 … U+2069, U+200E, U+200F, U+061C) are left out.
+picture (``␛``) or U+FFFD, one cell wide, and Unicode's bidi controls (U+202A … U+202E, U+2066 …
+U+2069, U+200E, U+200F, U+061C) are left out, by the rule the command line follows
+(``noted.store.rules.TERMINAL_TEXT``).
 It is not a speed patch: it stays on when the speed patches are off.
 """
 
@@ -22,21 +23,17 @@ from typing import TYPE_CHECKING
 from rich.color import ColorSystem
 from rich.console import COLOR_SYSTEMS
 
-from noted.store.rules import BIDI_CONTROLS
+from noted.store.rules import TERMINAL_TEXT
 from noted.ui.patches.guard import Patch, Private, Swap
 
 if TYPE_CHECKING:
     from rich.console import Console
     from textual.strip import Strip
 
-PICTURES: dict[int, str | None] = {code: chr(0x2400 + code) for code in range(0x20)}
-PICTURES[0x7F] = "\u2421"
-PICTURES |= {code: "\ufffd" for code in range(0x80, 0xA0)}
-PICTURES |= dict.fromkeys(map(ord, BIDI_CONTROLS | {"\u061c", "\u200e", "\u200f"}))
-"""Unicode's bidi controls (those that reorder text, and the marks of a direction) are left out:
-Rich lays them out 0 cells wide, while some terminals give each a cell, so a model's answer or a
-note holding them pushed a pane's right border out; shown as a sign they would take a cell the
-layout never counted."""
+PICTURES = TERMINAL_TEXT
+"""Bidi controls left out as the command line leaves them out: Rich lays them out 0 cells wide, while
+some terminals give each a cell, so a model's answer or a note holding them pushed a pane's right
+border out; shown as a sign they would take a cell the layout never counted."""
 
 
 def _render(self: Strip, console: Console) -> str:
