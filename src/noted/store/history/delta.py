@@ -1,10 +1,11 @@
-"""How a revision's body is stored: whole (zlib), or as the difference from the revision after it.
+"""How a revision's body is stored: whole (zlib), or as the difference from the revision before it.
 
-A note's newest revision is stored whole. When a newer one arrives, the one before is rewritten
-as a delta against it: the length of the bytes both share at the start and at the end, and the
-bytes between, compressed with the newer body's own middle as zlib's preset dictionary (so text
-moved or retyped within that span costs little too). Appending to a note, as an AI app logging
-into one does, then stores each older state in a few bytes instead of a copy of the whole note.
+A new revision is stored as a delta against the note's revision just before it (``table.py``
+says when it is stored whole instead: a chain at ``MAX_CHAIN``, or a delta that saves little): the
+length of the bytes both share at the start and at the end, and the bytes between, compressed with
+the older body's own middle as zlib's preset dictionary (so text moved or retyped within that span
+costs little too). Appending to a note, as an AI app logging into one does, then stores each new
+state in a few bytes instead of a copy of the whole note.
 
 Everything works on the UTF-8 bytes, so a shared run may end inside a character: only the whole
 is decoded, never a piece.
