@@ -7,17 +7,19 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotUtf8Error
+
+if TYPE_CHECKING:  # the context loads the services: ``noted.cli`` imports this before main can catch Ctrl+C
+    from noted.cli.context import CliContext
 
 MAX_COUNT = 1_000_000_000
 """The largest count or offset a command takes (more notes than any notebook holds)."""
 MAX_ID = 2**63 - 1
 """The largest id SQLite stores (a revision's)."""
 
-Handler = Callable[[argparse.Namespace, CliContext], int]
+Handler = Callable[[argparse.Namespace, "CliContext"], int]
 JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
 VAULT_HELP = "work on this folder of Markdown files in place for this run (one profile per folder)"
 
