@@ -151,8 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NotedError as exc:
         ctx.error(str(exc))
         return exit_code(exc)
-    except KeyboardInterrupt:
-        ctx.error("interrupted")
+    except KeyboardInterrupt as exc:  # its notes say what the command kept (``noted import``)
+        ctx.error("; ".join(["interrupted", *getattr(exc, "__notes__", ())]))
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
