@@ -198,11 +198,17 @@ def read_text_file(path: str) -> str:
 def read_replacement(path: str) -> str:
     """A text that replaces a note's body, as ``read_text_file`` reads it; an empty standard input
     (a script's failed pipe) is refused rather than taken for an empty note: a file says that."""
-    text = read_text_file(path)
-    if path == "-" and not text:
-        raise InvalidInputError(
-            "standard input is empty: nothing saved", hint="to empty the note, use --body-file /dev/null"
-        )
+    if path == "-":
+        return read_body_stdin("nothing saved", hint="to empty the note, use --body-file /dev/null")
+    return read_text_file(path)
+
+
+def read_body_stdin(nothing: str, *, hint: str) -> str:
+    """A note's body from standard input; an empty one (a script's failed pipe) is refused, saying
+    ``nothing`` was done and, in ``hint``, how to say that the note is to be empty."""
+    text = read_stdin()
+    if not text:
+        raise InvalidInputError(f"standard input is empty: {nothing}", hint=hint)
     return text
 
 
