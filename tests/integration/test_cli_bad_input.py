@@ -194,8 +194,28 @@ def test_empty_standard_input_does_not_empty_a_note(profile: Path) -> None:
     # A script whose stdin is empty (`: | noted edit NOTE --body-file -`, a failed pipe) emptied the
     # note with exit 0. Emptying a note is said with a file, not with nothing on stdin.
     before = state(profile)
-    done = subprocess.run(
-        [sys.executable, "-m", "noted", "--profile", str(profile), "edit", "Start here", "--body-file", "-"],
+    done = _empty_stdin(profile, "edit", "Start here", "--body-file", "-")
+    refused(done, EXIT["bad input"], "standard input is empty", "/dev/null")
+    assert state(profile) == before
+    emptied = run_noted(profile, "edit", "Start here", "--body-file", os.devnull)
+    assert emptied.returncode == 0, emptied.stderr
+
+
+@pytest.mark.parametrize("body", [["-"], ["--body-file", "-"]])
+def test_empty_standard_input_makes_no_note(profile: Path, body: list[str]) -> None:
+    # As for an edit: `make-report | noted create Report -` with the report's command failed made
+    # an empty note, exit 0, and the script went on. Not vacuous: the state compared includes the
+    # notes and the change feed, which a created note changes.
+    before = state(profile)
+    done = _empty_stdin(profile, "create", "Report", *body)
+    refused(done, EXIT["bad input"], "standard input is empty: nothing created", "give no body")
+    assert state(profile) == before
+
+
+def _empty_stdin(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``noted ARGS`` run with an empty standard input that is not a terminal (a failed pipe)."""
+    return subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), *args],
         input="",
         capture_output=True,
         text=True,
@@ -203,7 +223,3 @@ def test_empty_standard_input_does_not_empty_a_note(profile: Path) -> None:
         timeout=scaled(300),
         check=False,
     )
-    refused(done, EXIT["bad input"], "standard input is empty", "/dev/null")
-    assert state(profile) == before
-    emptied = run_noted(profile, "edit", "Start here", "--body-file", os.devnull)
-    assert emptied.returncode == 0, emptied.stderr

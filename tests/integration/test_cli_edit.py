@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support.cli import Cli
+from tests.support.cli import Cli, run_noted
 
 APPEND = """
 import pathlib, sys
@@ -116,3 +116,25 @@ def test_an_edit_that_changes_nothing_says_so_and_writes_nothing(
         assert said == "no change: the note already says the same\n", args
     assert cli.cursor() == before  # no feed row: nothing for the index or the review to follow
     assert cli.ok("edit", note_id, "--title", "Other").out == 'saved "Other"\n'
+
+
+def test_the_file_a_failed_edit_names_stays_where_it_is_said_to_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file of an editor that failed stayed in ``editing/``; the next command, in another
+    process, took it for a killed noted's, moved it to ``rescued/`` and said "noted was stopped
+    while $EDITOR was open". Not vacuous: each command is its own process, as at a shell, so the
+    first one's process is gone when the second starts (in one process it would not be)."""
+    profile = tmp_path / "profile"
+    note = run_noted(profile, "create", "Diary", "--body", "x").stdout.strip()
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND + "\nsys.exit(3)\n"))
+    failed = run_noted(profile, "edit", note)
+    assert failed.returncode == 2 and "exited with status 3" in failed.stderr, failed.stderr
+    kept = Path(failed.stderr.split("text is in ")[1].strip())
+
+    after = run_noted(profile, "notes")
+
+    assert (after.returncode, after.stderr) == (0, "")
+    assert kept.read_text(encoding="utf-8") == "x\ntyped in the editor\n"
+    assert kept.parent == profile / "rescued"

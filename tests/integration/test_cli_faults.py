@@ -52,6 +52,21 @@ def test_a_profile_folder_that_cannot_be_written_still_reads_and_refuses_writes(
     assert state(profile) == before
 
 
+def test_saved_conversations_are_listed_from_a_folder_that_cannot_be_written(
+    profile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `noted chats` made sure of its tables in a write first, so there it said "cannot write in
+    # the folder …; reading still works" (exit 10) and listed nothing. Not vacuous: a
+    # conversation is saved first, and its question is looked for in the listing.
+    monkeypatch.setenv("NOTED_AI_ENABLED", "1")
+    monkeypatch.setenv("NOTED_AI_PROVIDER", "fake")
+    asked = run_noted(profile, "ask", "what is in my notes?")
+    assert asked.returncode == 0, asked.stderr
+    with unwritable(profile):
+        listed = run_noted(profile, "chats")
+    assert listed.returncode == 0 and "what is in my notes?" in listed.stdout, listed.stderr
+
+
 def test_a_read_only_database_still_reads_and_refuses_writes(profile: Path) -> None:
     before = state(profile)
     with unwritable(profile / "notes.db"):

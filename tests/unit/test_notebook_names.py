@@ -171,3 +171,19 @@ def test_a_note_given_no_notebook_goes_in_the_inbox_of_another_case(backend_stor
     # Not vacuous: a second top-level "Inbox" was made beside "inbox" for it.
     assert (made.note.parent_id, made.notebook_created) == (inbox.id, False)
     assert _titles(store) == ["inbox"]
+
+
+def test_the_hint_for_two_of_a_name_says_how_to_name_the_one_at_the_top(backend_store: LocalStore) -> None:
+    """ "Sub" at the top level and inside "Work": the hint said to give the path as listed, and the
+    top one's path is "Sub", the name just refused. Not vacuous: each way the hint gives is
+    followed, and picks out its notebook."""
+    store = backend_store
+    top = ops.create_notebook(store, "Sub", actor=ACTOR_USER)
+    work = ops.create_notebook(store, "Work", actor=ACTOR_USER)
+    inner = ops.create_notebook(store, "Sub", parent_id=work.id, actor=ACTOR_USER)
+    with pytest.raises(InvalidInputError) as refused:
+        resolve_folder(store, "Sub")
+    hint = refused.value.hint or ""
+    assert hint == f"give the path of one inside another notebook, or the id of {top.id[:8]}"
+    assert resolve_folder(store, top.id[:8]).id == top.id
+    assert resolve_folder(store, "Work/Sub").id == inner.id

@@ -15,14 +15,16 @@ import gc
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from noted import __version__
-from noted.cli import commands_tui
 from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv, given, refuse_extras
-from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode, exit_code
 from noted.cli.terminal import shown
 from noted.errors import NotedError
+
+if TYPE_CHECKING:
+    from noted.cli.context import CliContext
 
 log = logging.getLogger("noted.cli")
 
@@ -43,6 +45,7 @@ def _register(commands: Commands) -> None:
         commands_search,
         commands_sync,
         commands_tools,
+        commands_tui,
     )
 
     for register in (
@@ -127,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noted`` console script."""
     given = list(sys.argv[1:] if argv is None else argv)
     try:
+        # Loaded here, not at the top: they load the services, a good part of a second during
+        # which a Ctrl+C ended the console script's import of this module with a stack trace.
+        from noted.cli import commands_tui
+        from noted.cli.context import CliContext
+
         check_argv(given)
         args = _bare(given)
         if args is None or not commands_tui.interactive():
@@ -134,14 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NotedError as exc:
         print(shown(f"noted: {exc}", sys.stderr), file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except KeyboardInterrupt:
+        print("noted: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin, vault=args.vault)
     try:
         return _run(args, ctx)
     except NotedError as exc:
         ctx.error(str(exc))
         return exit_code(exc)
-    except KeyboardInterrupt:
-        ctx.error("interrupted")
+    except KeyboardInterrupt as exc:  # its notes say what the command kept (``noted import``)
+        ctx.error("; ".join(["interrupted", *getattr(exc, "__notes__", ())]))
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
@@ -166,6 +177,8 @@ def _leaving() -> None:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
+    from noted.cli import commands_tui
+
     given(args.vault, "--vault", left_out="the profile's own notebook")
     func = getattr(args, "func", None)
     if func is None:

@@ -7,17 +7,19 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotUtf8Error
+
+if TYPE_CHECKING:  # the context loads the services: ``noted.cli`` imports this before main can catch Ctrl+C
+    from noted.cli.context import CliContext
 
 MAX_COUNT = 1_000_000_000
 """The largest count or offset a command takes (more notes than any notebook holds)."""
 MAX_ID = 2**63 - 1
 """The largest id SQLite stores (a revision's)."""
 
-Handler = Callable[[argparse.Namespace, CliContext], int]
+Handler = Callable[[argparse.Namespace, "CliContext"], int]
 JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
 VAULT_HELP = "work on this folder of Markdown files in place for this run (one profile per folder)"
 
@@ -196,11 +198,17 @@ def read_text_file(path: str) -> str:
 def read_replacement(path: str) -> str:
     """A text that replaces a note's body, as ``read_text_file`` reads it; an empty standard input
     (a script's failed pipe) is refused rather than taken for an empty note: a file says that."""
-    text = read_text_file(path)
-    if path == "-" and not text:
-        raise InvalidInputError(
-            "standard input is empty: nothing saved", hint="to empty the note, use --body-file /dev/null"
-        )
+    if path == "-":
+        return read_body_stdin("nothing saved", hint="to empty the note, use --body-file /dev/null")
+    return read_text_file(path)
+
+
+def read_body_stdin(nothing: str, *, hint: str) -> str:
+    """A note's body from standard input; an empty one (a script's failed pipe) is refused, saying
+    ``nothing`` was done and, in ``hint``, how to say that the note is to be empty."""
+    text = read_stdin()
+    if not text:
+        raise InvalidInputError(f"standard input is empty: {nothing}", hint=hint)
     return text
 
 

@@ -23,7 +23,7 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
-from noted.ops.editing import as_text_file, edit_text, save_text
+from noted.ops.editing import as_text_file, edit_text, save_text, set_aside
 from noted.ops.erased import ErasedNote, history_note
 from noted.ops.resolve import folder_paths, live_note
 from noted.wording import local_time, plural
@@ -208,7 +208,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
             path.unlink(missing_ok=True)  # the text is saved (a copy, a revision or the note)
             return code
     except NotedError as exc:
-        exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
+        exc.message = f"{exc.message}; nothing was saved and your text is kept in {set_aside(path)}"
         raise
     path.unlink(missing_ok=True)
     return render.emit_note(ctx, saved.note, _saved(note, saved.note))

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from noted.cli import render
-from noted.cli.args import Commands, read_stdin, read_text_file
+from noted.cli.args import Commands, read_body_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, NoteDraft
@@ -65,10 +65,10 @@ def _body_of(args: argparse.Namespace) -> str:
         raise InvalidInputError("give the body once: --body, --body-file or - (standard input)")
     if args.body is not None:
         return str(args.body)
+    if args.stdin == "-" or args.body_file == "-":  # as for `noted edit`: a failed pipe makes no note
+        return read_body_stdin("nothing created", hint="for an empty note, give no body")
     if args.body_file is not None:
         return read_text_file(args.body_file)
-    if args.stdin == "-":
-        return read_stdin()
     return ""
 
 

@@ -96,7 +96,7 @@ def edit_text(
 
     Raises:
         InvalidInputError: the editor exited with an error or could not be run, or what it wrote is
-            not UTF-8; the file is kept.
+            not UTF-8; the file is kept, in ``rescued/`` (``set_aside``), and named.
     """
     stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
     folder = profile_root / EDIT_DIR
@@ -113,12 +113,14 @@ def edit_text(
         raise
     if status != 0:
         raise InvalidInputError(
-            f"the editor exited with status {status}; nothing was saved and the text is in {path}"
+            f"the editor exited with status {status}; nothing was saved and the text is in {set_aside(path)}"
         )
     try:
         edited = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
+        raise InvalidInputError(
+            f"cannot read the edited file: {exc}; nothing was saved and the file is {set_aside(path)}"
+        ) from exc
     if edited == written:  # untouched: the final newline given to the editor is not a change
         return ExternalEdit(text, path, False)
     return ExternalEdit(edited, path, True)
@@ -136,16 +138,27 @@ def rescue_edits(profile_root: Path) -> list[Path]:
     moved = []
     for name in names:
         match = _EDIT_NAME.fullmatch(name)
-        if match is None or not process_gone(int(match[1])):
-            continue
-        target = profile_root / RESCUE_DIR / f"edited-{name}"
-        try:
-            target.parent.mkdir(exist_ok=True)
-            os.replace(folder / name, target)
-        except OSError:
-            continue
-        moved.append(target)
+        if match is not None and process_gone(int(match[1])):
+            target = set_aside(folder / name)
+            if target.parent.name == RESCUE_DIR:
+                moved.append(target)
     return moved
+
+
+def set_aside(path: Path) -> Path:
+    """Move the file of an edit that was not saved from ``editing/`` to ``rescued/``, and return
+    where it is now (where it was, if it cannot be moved).
+
+    Kept in ``editing/``, the file of a noted that said where it was and ended was moved by the
+    next start, which told the person noted had been stopped with the editor open.
+    """
+    target = path.parent.parent / RESCUE_DIR / f"edited-{path.name}"
+    try:
+        target.parent.mkdir(exist_ok=True)
+        os.replace(path, target)
+    except OSError:
+        return path
+    return target
 
 
 @dataclass(frozen=True, slots=True)

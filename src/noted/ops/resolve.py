@@ -202,8 +202,20 @@ def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool,
     if len(found) == 1:
         return found[0]
     if found:
-        raise ambiguous("notebook", ref, found, describe, "give its path as listed, or its id")
+        raise ambiguous("notebook", ref, found, describe, _how_to_pick(found, paths, folded))
     raise NotFoundError(f'no notebook with id or title "{ref}"', hint="`noted notebooks` lists them")
+
+
+def _how_to_pick(found: list[Folder], paths: dict[str, str], folded: str) -> str:
+    """How to name one of the notebooks ``found`` for a name: by path, except one whose whole path
+    the name is (at the top level), which only its id picks out (the hint once sent it to the path
+    it had just given)."""
+    whole = [f.id[:8] for f in found if paths[f.id].casefold() == folded]
+    if not whole:
+        return "give its path as listed, or its id"
+    if len(whole) == len(found):
+        return "give its id"
+    return f"give the path of one inside another notebook, or the id of {' or '.join(whole)}"
 
 
 def attachment_by_prefix(store: Store, ref: str) -> str | None:

@@ -33,9 +33,11 @@ class SqliteChats:
         self._ensure()
 
     def _ensure(self) -> None:
+        with self.db.read() as conn:  # a profile that cannot be written still lists its chats
+            if self._current(conn):
+                return
         with self.db.write() as conn:
-            version = get_meta(conn, SCHEMA_KEY)
-            if version and int(version) >= SCHEMA_VERSION:
+            if self._current(conn):
                 return
             conn.execute(
                 """
@@ -63,6 +65,11 @@ class SqliteChats:
             if "size_tokens" not in columns:
                 conn.execute("ALTER TABLE chats ADD COLUMN size_tokens INTEGER NOT NULL DEFAULT 0")
             set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
+
+    @staticmethod
+    def _current(conn: apsw.Connection) -> bool:
+        version = get_meta(conn, SCHEMA_KEY)
+        return version is not None and version != "" and int(version) >= SCHEMA_VERSION
 
     # Conversations ---------------------------------------------------------------------
     def create(self, *, note_id: str = "", title: str = "") -> Conversation:

@@ -268,11 +268,11 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     done = 0
     links = ForwardLinks(store, {f.note_id for f in scan.files})
     for files in _slices(scan.files):
-        if done:
-            time.sleep(SLICE_PAUSE)
         written: list[Path] = []
         landed = done  # the notes written for good (without transactions, each as it is sent)
         try:
+            if done:
+                time.sleep(SLICE_PAUSE)
             with store.batch():
                 if not folder_ids:  # the notebooks go with the first notes, never alone
                     folder_ids, folders_created = _create_folders(store, scan)
@@ -297,16 +297,17 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
             for path in written:
                 with contextlib.suppress(OSError):
                     path.unlink(missing_ok=True)
+            whole = "each kept whole" if store.capabilities.transactions else "the next one perhaps in part"
+            stopped = (
+                f"the import stopped after {plural(landed, 'note')} of {len(scan.files):,}, {whole}: "
+                "import the folder again to finish it (nothing is duplicated)"
+            )
             if landed and isinstance(exc, NotedError):
-                whole = (
-                    "each kept whole" if store.capabilities.transactions else "the next one perhaps in part"
-                )
-                exc.message += (
-                    f"; the import stopped after {plural(landed, 'note')} of {len(scan.files):,}, {whole}: "
-                    "import the folder again to finish it (nothing is duplicated)"
-                )
+                exc.message += f"; {stopped}"
                 if not store.capabilities.transactions:
                     exc.hint = None  # importing again is what to do, even after a write left unanswered
+            elif landed and isinstance(exc, KeyboardInterrupt):  # Ctrl+C: said with "interrupted"
+                exc.add_note(stopped)
             raise
         done += len(files)
     return ImportReport(
