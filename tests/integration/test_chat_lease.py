@@ -115,11 +115,16 @@ def test_a_refused_sender_leaves_a_conversation_another_window_just_started(
         started = transcripts.create()
         lease = transcripts.run_lease(started.id, "tui")
         assert lease.acquire()  # this test's process is the window that answers
-        b = ask(profile, wire, "from B")
+        # and renews its claim as a window does: a `noted ask` that took longer to start than the
+        # lease lives (15 s, on a loaded machine) found it lapsed and went on to the model.
+        lease.start_heartbeat()
+        try:
+            b = ask(profile, wire, "from B")
+        finally:
+            lease.release()
         assert b.returncode == 1 and "another window is answering" in b.stderr, b.stderr
         assert "the app (pid " in b.stderr
         assert [c.id for c in transcripts.recent()] == [started.id]  # still there
-        lease.release()
     finally:
         store.close()
     assert wire.requests == []
