@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import httpx2
 import mcp_types as types
 import pytest
@@ -344,3 +345,48 @@ async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Repl
         stdin.close()
         await asyncio.wait_for(process.wait(), scaled(60))
     assert process.returncode == 0
+
+
+def raw_create_note(world: World, title: str, extra: str = "", id_: int | str = 7, meta: Any = None) -> bytes:
+    """A raw ``create_note`` request for the world's "Work" notebook: ``title`` and ``extra`` (more
+    fields, ``, "x": …``) are put in as JSON text, escapes and all; ``meta`` is the ``_meta`` envelope."""
+    arguments = f'{{"title": "{title}", "notebook_id": "{world.work_id}"{extra}}}'
+    envelope = f', "_meta": {json.dumps(meta)}' if meta else ""
+    return (
+        f'{{"jsonrpc": "2.0", "id": {json.dumps(id_)}, "method": "tools/call", '
+        f'"params": {{"name": "create_note", "arguments": {arguments}{envelope}}}}}'
+    ).encode()
+
+
+def work_titles(world: World) -> set[str]:
+    """The titles of the notes in the world's "Work" notebook."""
+    return {n.title for n in world.store.list_notes(folder_id=world.work_id)}
+
+
+def rpc_refusal(id_: int | str | None, message: str) -> dict[str, Any]:
+    """The JSON-RPC answer refusing request ``id_`` as an Invalid Request, in ``message``."""
+    return {"jsonrpc": "2.0", "id": id_, "error": {"code": -32600, "message": message}}
+
+
+def call_headers(modern: bool, tool: str = "create_note") -> dict[str, str]:
+    """A raw ``tools/call``'s headers: the 2026-07-28 protocol's (``modern``), or the handshake era's."""
+    if not modern:
+        return ACCEPT
+    return {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool}
+
+
+@asynccontextmanager
+async def actions_door(
+    world: World, tmp_path: Path
+) -> AsyncIterator[Callable[[str, bytes], Awaitable[httpx.Response]]]:
+    """The OpenAPI door of an HTTP server for ``world`` (a main token in ``tmp_path``): a function
+    posting a raw body to ``/actions/TOOL`` with the token."""
+    token = create(tmp_path / "token")
+    headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
+    async with http_server(world, token_file=tmp_path / "token", actions=True, allow_remote=True) as http:
+        async with httpx.AsyncClient(headers=headers, timeout=scaled(120)) as raw:
+
+            async def post(tool: str, body: bytes) -> httpx.Response:
+                return await raw.post(f"http://127.0.0.1:{http.port}/actions/{tool}", content=body)
+
+            yield post

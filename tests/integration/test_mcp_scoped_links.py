@@ -82,7 +82,7 @@ async def test_a_scoped_clients_links_resolve_among_the_notes_it_can_see(
     # …in the scope, the twin it can see, and the private note is a name nothing has.
     assert seen["Twin"] == LAST
     assert seen["Secret budget"] == seen["Nothing here"] == 'no note "NAME"'
-    assert seen[f":/{world.private_note}"] == seen[f":/{'0' * 32}"] == 'no note "NAME"'
+    assert seen[f":/{world.private_note}"] == seen[f":/{'0' * 32}"] == 'no note or attachment "NAME"'
 
 
 async def test_backlinks_in_a_scope_are_not_crowded_out_by_links_from_outside(
@@ -148,7 +148,8 @@ async def test_an_attachment_a_note_outside_links_answers_as_an_id_that_names_no
         history = await scoped.call_tool("note_history", {"id": world.work_note})
         read = await everything.call_tool("read_attachment", {"id": payroll})
     assert answers[payroll] == answers[made_up]
-    assert answers[made_up][-1] == 'no note "NAME"'
+    # a :/id names a note or an attachment: the link leads to neither, whichever it was meant for
+    assert answers[made_up][-1] == 'no note or attachment "NAME"'
     assert listed.structured_content["attachments"] == []
     # note_links listed the file (its title, name and size) beside the link it calls broken
     assert links["attachments"] == [] and [a["id"] for a in whole["attachments"]] == [payroll]

@@ -392,7 +392,9 @@ async def test_in_a_scope_an_attachment_a_note_outside_links_is_invisible(env: E
     links = (await env.ok("note_links", id=work_note))["outgoing"]
     # Listed as a made-up id is; mine is left out (a Markdown folder writes file links as paths).
     as_ids = not isinstance(env.store, HasFileLinks)
-    assert [link["broken"] for link in links] == ([f'no note ":/{shared.id}"'] if as_ids else [])
+    assert [link["broken"] for link in links] == (
+        [f'no note or attachment ":/{shared.id}"'] if as_ids else []
+    )
     assert env.store.latest_cursor() == cursor and env.store.read_resource(hidden.id)
     assert (await env.ok("delete_attachment", id=mine.id))["deleted"] is True
 

@@ -32,7 +32,7 @@ from noted.mcp.client_tokens import CLIENT_KEY, ClientToken
 from noted.mcp.clients import actor_for, client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
-from noted.mcp.wire import surrogate_problem, unpaired_surrogate
+from noted.mcp.wire import depth_problem, surrogate_problem, too_deep, unpaired_surrogate
 from noted.models import ToolStatus
 from noted.tools import files
 from noted.tools.base import Payload, Tool, ToolContext
@@ -247,9 +247,11 @@ def _arguments(body: bytes) -> dict[str, Any] | str:
     except (UnicodeDecodeError, ValueError):
         return "the request body must be JSON: an object holding the tool's arguments"
     except RecursionError:
-        return "the request body is JSON nested too deeply; send the tool's arguments as a flat object"
+        return depth_problem("the request body")
     if not isinstance(value, dict):
         return "the request body must be a JSON object holding the tool's arguments"
+    if too_deep(value):
+        return depth_problem("the request body")
     lone = unpaired_surrogate(value)
     return value if lone is None else surrogate_problem(lone, "the request body")
 

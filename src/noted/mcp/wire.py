@@ -13,6 +13,10 @@ A string escaping an unpaired surrogate (``"\\ud800"``) is valid JSON, but no te
 reader refused it in its own words (``Parse error: unexpected end of hex escape`` over HTTP, "not
 valid JSON" on stdio, with a null id the client's call never matched), or, on the sessionless
 path, let it through to fail in the store. ``refusal`` names it, with the request's id.
+
+So is a message nesting arrays and objects more than ``MAX_DEPTH`` deep: the SDK's reader stops
+near there and called it "not valid JSON" (stdio) or "recursion limit exceeded" (legacy HTTP), with
+a null id; the sessionless path read on to Python's own limit (~1,000) and then said "Parse error".
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ INVALID_PARAMS = -32602
 MAX_ID_DIGITS = 19
 """Digits of the largest 64-bit integer; longer integers are refused before Python parses them."""
 _INT64 = 2**63
+MAX_DEPTH = 200
+"""Arrays and objects one message may hold inside each other (the SDK's reader stops at 201)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -56,8 +62,11 @@ def invalid_message(raw: bytes | str) -> str | None:
     The SDK answers a JSON value that is not a message with -32602 (Invalid params); JSON-RPC
     says -32600 (Invalid Request), which is what the HTTP guard answers with this.
     """
-    message = _parsed(raw)
-    if message is _NOT_JSON:
+    return _invalid(_parsed(raw))
+
+
+def _invalid(message: Any) -> str | None:
+    if message is _NOT_JSON or message is _TOO_DEEP:
         return None
     if not isinstance(message, dict):
         return "the body must be one JSON-RPC message, a JSON object (batches are not supported)"
@@ -95,19 +104,22 @@ def refusal(raw: bytes | str) -> Refusal | None:
     a null id and a page of validation errors (HTTP) or took it for no message at all (stdio); so
     is a ``tools/call`` whose name is no string or whose arguments are no object (``_call_problem``).
     """
-    problem = invalid_message(raw)
+    message = _parsed(raw)
+    if message is _TOO_DEEP:  # too deep for Python's reader: read with the deep parts cut away
+        message = _shallow(raw)
+        if message is _NOT_JSON:
+            return None  # not JSON after all (an array never closed): the SDK's parse error
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {depth_problem()}", _own_id(message))
+    problem = _invalid(message)
     if problem is not None:
         return Refusal(INVALID_REQUEST, f"Invalid Request: {problem}")
-    message = _parsed(raw)
     if not isinstance(message, dict):
         return None
+    if too_deep(message):
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {depth_problem()}", _own_id(message))
     lone = unpaired_surrogate(message)
     if lone is not None:
-        request_id = message.get("id")
-        named = (
-            request_id if unpaired_surrogate(request_id) is None and _id_problem(request_id) is None else None
-        )
-        return Refusal(INVALID_REQUEST, f"Invalid Request: {surrogate_problem(lone)}", named)
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {surrogate_problem(lone)}", _own_id(message))
     if "method" not in message:
         return None
     request_id = message.get("id")
@@ -140,6 +152,56 @@ def _call_problem(method: str, params: dict[str, Any], request_id: Any) -> Refus
 
 
 _NOT_JSON = object()
+_TOO_DEEP = object()
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+"""A JSON string (skipped whole, brackets and all) or a bracket."""
+
+
+def depth_problem(where: str = "the message") -> str:
+    """What is wrong with ``where`` nesting more than ``MAX_DEPTH`` deep, and what to send."""
+    return (
+        f"{where} nests arrays and objects more than {MAX_DEPTH} levels deep, more than noted "
+        "reads; nothing was done: send the arguments less deeply nested"
+    )
+
+
+def too_deep(value: Any) -> bool:
+    """Whether parsed JSON ``value`` holds arrays and objects more than ``MAX_DEPTH`` inside each other."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _shallow(raw: bytes | str) -> Any:
+    """``raw`` parsed with each array or object deeper than ``MAX_DEPTH`` read as null (enough to
+    find the id of a message too deep for Python's reader, without its recursion), or ``_NOT_JSON``."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    kept, depth, start = [], 0, 0
+    for token in _TOKENS.finditer(text):
+        mark = token.group()[0]
+        if mark in "[{":
+            depth += 1
+            if depth == MAX_DEPTH + 1:
+                kept.append(text[start : token.start()] + "null")
+        elif mark in "]}":
+            if depth == MAX_DEPTH + 1:
+                start = token.end()
+            depth -= 1
+    shallow = _parsed("".join(kept) + text[start:]) if depth == 0 else _NOT_JSON
+    return _NOT_JSON if shallow is _TOO_DEEP else shallow
+
+
+def _own_id(message: Any) -> str | int | None:
+    """The id of a request refused here when it is a valid one (so the client's call ends), else None."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if unpaired_surrogate(request_id) is not None or _id_problem(request_id) is not None:
+        return None
+    return request_id
 
 
 def unpaired_surrogate(value: Any) -> str | None:
@@ -172,8 +234,10 @@ def surrogate_problem(escape: str, where: str = "the message") -> str:
 def _parsed(raw: bytes | str) -> Any:
     try:
         return json.loads(raw, parse_int=_parse_int, parse_float=_unusable, parse_constant=_unusable)
-    except (ValueError, RecursionError):
-        return _NOT_JSON  # not JSON (or too deep for it): the SDK answers with a parse error
+    except RecursionError:
+        return _TOO_DEEP
+    except ValueError:
+        return _NOT_JSON  # not JSON: the SDK answers with a parse error
 
 
 def _id_problem(value: Any) -> str | None:

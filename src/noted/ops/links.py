@@ -281,7 +281,10 @@ def outgoing(
         ):
             continue
         if not note_id:
-            links.append(Link(raw.target, raw.text, "", "", raw.heading, "", f'no note "{raw.name}"'))
+            # a :/id may be meant for either; one kept outside the caller's notebooks is told as
+            # an id naming nothing, so the words cannot say which it was (or that it exists)
+            what = "no note or attachment" if raw.name.startswith(":/") else "no note"
+            links.append(Link(raw.target, raw.text, "", "", raw.heading, "", f'{what} "{raw.name}"'))
             continue
         if note_id not in cache:
             cache.update({n.id: n for n in store.get_notes([note_id])})
