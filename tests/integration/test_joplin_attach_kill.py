@@ -189,3 +189,45 @@ def test_a_new_notes_files_are_not_deleted_when_its_write_lost_its_answer(
         assert store.get_resource(linked)
     finally:
         store.close()
+
+
+def test_a_replace_cut_between_its_two_requests_is_finished_by_the_next_batch(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """Joplin takes a file's bytes and title in one request and its name and type in a second. The
+    first landed and its answer was lost: the new text sat under the old name and type ("old.png",
+    an image) for good. The next batch names it after its file. Not vacuous: the proxy is checked
+    to have taken the file in, and Joplin to hold the new bytes under the old name, before it."""
+    from noted.ops.attachments import replace_attachment
+
+    root = tmp_path / "profile"
+    setup = joplin.store(root)
+    try:
+        folder = setup.create_folder(f"Replace {secrets.token_hex(3)}", actor="user")
+        note = setup.create_note(NoteDraft("Holder", "Text.\n", folder.id), actor="user")
+        made = attach_to_note(
+            setup, note, b"\x89PNG old", filename="old.png", mime="image/png", title="pic", actor="user"
+        )
+    finally:
+        setup.close()
+    with DyingProxy(joplin.url, dies_at=f"PUT /resources/{made.id}") as proxy:
+        store = JoplinStore.open(root, url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(WriteOutcomeUnknownError):
+                replace_attachment(
+                    store, made.id, b"new text", filename="new.txt", mime="text/plain", actor="user"
+                )
+        finally:
+            store.close()
+    assert proxy.died and proxy.writes == [f"PUT /resources/{made.id}"]
+    store = joplin.store(root)
+    try:
+        assert store.read_resource(made.id) == b"new text"
+        assert store.get_resource(made.id).filename == "old.png"  # the cut's half
+        with store.batch():
+            pass
+        now = store.get_resource(made.id)
+        assert (now.filename, now.mime, now.file_extension) == ("new.txt", "text/plain", "txt")
+        assert store.read_resource(made.id) == b"new text"
+    finally:
+        store.close()
