@@ -18,7 +18,8 @@ not record, or one a live process is still working on, is never touched.
 A replace (``Resources.replace_resource``) is two requests too: the new file, then the name and
 type Joplin does not take with it. Its row keeps the second (``HalfDone.finishing``), which the
 tidy sends again when the attachment holds the new file, so a cut leaves no new file under the
-old name. The store also tidies once when it opens, in a thread (``HalfDone.tidy_in_background``).
+old name. The store also tidies once when it opens, in a thread (``HalfDone.tidy_in_background``),
+so a cut is mended without waiting for the next attach, and the opening waits on no request.
 """
 
 from __future__ import annotations
@@ -46,6 +47,30 @@ class HalfDone:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._local = threading.local()
+        self._stop = threading.Event()
+        self._opening: threading.Thread | None = None
+
+    def tidy_in_background(self, tidy: Tidy) -> None:
+        """Tidy what others left in a thread, when the sidecar holds anything (one local read)."""
+        with self.db.read() as conn:
+            if conn.execute("SELECT 1 FROM joplin_half_done LIMIT 1").fetchone() is None:
+                return
+        self._opening = threading.Thread(
+            target=self._tidy_quietly, args=(tidy,), name="noted-joplin-tidy", daemon=True
+        )
+        self._opening.start()
+
+    def stop(self) -> None:
+        """Before the store closes: the background tidy ends after the attachment in hand."""
+        self._stop.set()
+        if self._opening is not None:
+            self._opening.join()
+
+    def _tidy_quietly(self, tidy: Tidy) -> None:
+        try:
+            self._tidy_left(tidy)
+        except Exception:  # a thread of its own: nobody to tell but the log, and the next batch retries
+            log.exception("could not tidy the attachments a noted cut short left half done")
 
     @contextlib.contextmanager
     def batch(self, tidy: Tidy) -> Iterator[None]:
@@ -104,6 +129,8 @@ class HalfDone:
             ).fetchall()
         me = None
         for row_id, resource_id, actor, owner, finish in rows:
+            if self._stop.is_set():
+                return
             if owner is not None and not gone(str(owner)):
                 continue  # a live batch's (this process's other threads' too)
             me = me or this_process()

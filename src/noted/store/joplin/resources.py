@@ -192,7 +192,7 @@ class Resources:
 
         Joplin takes the file and the title in one request and the name and type in a second; the
         second is recorded as half done first (``noted.store.joplin.half_done``), so a cut between
-        them is finished by the next batch, never left as the new file under the old name.
+        them is finished by the next batch or start, never left as the new file under the old name.
         """
         old = self.get_resource(resource_id)
         name = attachment_name(filename) if filename is not None else old.filename
@@ -219,7 +219,7 @@ class Resources:
             except NotedError as exc:
                 raise BackendError(
                     f"the new file is in Joplin, but not yet its name and type: {exc.message}",
-                    hint="noted sets them at its next change once Joplin answers; nothing to redo",
+                    hint="noted sets them at its next change or start once Joplin answers; nothing to redo",
                 ) from None
             finally:  # after the second request (the review reads a later change as another's)
                 self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
