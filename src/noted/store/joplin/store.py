@@ -70,6 +70,7 @@ class JoplinStore(Parts):
         """The conflict copies Joplin's sync made."""
         self.recent_notes = history.recent_notes
         self.saved_since = notes.saved_since
+        self.folders_titled = folders.folders_titled
         self.half_done.tidy_in_background(resources.tidy)
 
     def __repr__(self) -> str:
