@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import env_with_src
-from tests.support.joplin import JoplinServer, shared_server
+from tests.support.joplin import JoplinServer, shared_server, wait_until
 from tests.support.joplin_proxy import DyingProxy
 
 from noted.errors import NotFoundError, WriteOutcomeUnknownError
@@ -57,6 +57,14 @@ def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
     return shared_server(tmp_path_factory.getbasetemp())
 
 
+def _exists(store: JoplinStore, resource_id: str) -> bool:
+    try:
+        store.get_resource(resource_id)
+    except NotFoundError:
+        return False
+    return True
+
+
 def _attach(store: JoplinStore, note_id: str, title: str) -> str:
     note = store.get_note(note_id)
     made = attach_to_note(
@@ -72,7 +80,7 @@ def _attach(store: JoplinStore, note_id: str, title: str) -> str:
 
 
 @pytest.mark.parametrize("what", ["add", "remove"])
-def test_an_attachment_left_half_done_by_a_kill_is_tidied_by_the_next_attach(
+def test_an_attachment_left_half_done_by_a_kill_is_tidied_when_noted_next_opens(
     joplin: JoplinServer, tmp_path: Path, what: str
 ) -> None:
     root = tmp_path / "profile"
@@ -91,17 +99,21 @@ def test_an_attachment_left_half_done_by_a_kill_is_tidied_by_the_next_attach(
         check=False,
     )
     assert died.returncode == -9, died.stderr
+    # Read outside noted: a noted store tidies it as it opens.
+    newest = {"fields": "id,title", "order_by": "created_time", "order_dir": "DESC", "limit": 100}
+    if what == "add":
+        listed = joplin.api("GET", "/resources", params=newest)["items"]
+        [left] = [r["id"] for r in listed if r["id"] not in before and r["title"] == "cut"]
+    else:
+        assert old is not None
+        left = old
+    assert joplin.api("GET", f"/resources/{left}", params={"fields": "id"})["id"] == left  # there
+    body = joplin.api("GET", f"/notes/{note.id}", params={"fields": "body"})["body"]
+    assert left not in linked_ids(body)  # the safe side: linked by no note
     store = joplin.store(root)
     try:
-        if what == "add":
-            [left] = [r.id for r in store.list_resources() if r.id not in before and r.title == "cut"]
-        else:
-            assert old is not None
-            left = old
-        assert store.resource_notes(left) == []  # the safe side: linked by no note, and there
+        wait_until(lambda: not _exists(store, left), what="the attachment left half done deleted")
         new = _attach(store, note.id, "next")
-        with pytest.raises(NotFoundError):
-            store.get_resource(left)
         assert [r.id for r in store.list_resources(note_id=note.id)] == [new]
         assert store.resource_versions(left)  # kept: the deletion can be undone
     finally:
@@ -187,5 +199,46 @@ def test_a_new_notes_files_are_not_deleted_when_its_write_lost_its_answer(
         [note] = [n for n in store.list_notes(folder_id=folder.id) if n.title == title]
         [linked] = linked_ids(store.get_note(note.id).body)
         assert store.get_resource(linked)
+    finally:
+        store.close()
+
+
+def test_a_replace_cut_between_its_two_requests_is_finished_when_noted_next_opens(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """Joplin takes a file's bytes and title in one request and its name and type in a second. The
+    first landed and its answer was lost: the new text sat under the old name and type ("old.png",
+    an image) for good. The next noted to open names it after its file. Not vacuous: the proxy is
+    checked to have taken the file in, and Joplin to hold the new file (12 bytes) under the old name."""
+    from noted.ops.attachments import replace_attachment
+
+    root = tmp_path / "profile"
+    setup = joplin.store(root)
+    try:
+        folder = setup.create_folder(f"Replace {secrets.token_hex(3)}", actor="user")
+        note = setup.create_note(NoteDraft("Holder", "Text.\n", folder.id), actor="user")
+        made = attach_to_note(
+            setup, note, b"\x89PNG old", filename="old.png", mime="image/png", title="pic", actor="user"
+        )
+    finally:
+        setup.close()
+    with DyingProxy(joplin.url, dies_at=f"PUT /resources/{made.id}") as proxy:
+        store = JoplinStore.open(root, url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(WriteOutcomeUnknownError):
+                replace_attachment(
+                    store, made.id, b"the new text", filename="new.txt", mime="text/plain", actor="user"
+                )
+        finally:
+            store.close()
+    assert proxy.died and proxy.writes == [f"PUT /resources/{made.id}"]
+    half = joplin.api("GET", f"/resources/{made.id}", params={"fields": "filename,size"})
+    assert (half["filename"], half["size"]) == ("old.png", 12)
+    store = joplin.store(root)  # its opening finishes the replace, in the background
+    try:
+        wait_until(lambda: store.get_resource(made.id).filename == "new.txt", what="the replace finished")
+        now = store.get_resource(made.id)
+        assert (now.mime, now.file_extension) == ("text/plain", "txt")
+        assert store.read_resource(made.id) == b"the new text"
     finally:
         store.close()

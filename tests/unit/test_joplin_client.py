@@ -76,6 +76,23 @@ def test_reads_give_up_after_their_deadline_with_the_url() -> None:
         _client(handler, read_deadline=0.3).get("/notes")
 
 
+def test_a_joplin_that_is_off_is_told_after_a_few_tries_not_ten_seconds_of_them() -> None:
+    """A refused read is retried for about a second by default (it was ten: a write on a Joplin
+    that is off waited that long to say so). Counted, not timed: a slow machine makes fewer tries,
+    never more, and the ten seconds made about fourteen."""
+    tries = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal tries
+        tries += 1
+        raise httpx.ConnectError("connection refused", request=request)
+
+    client = JoplinClient(URL, TOKEN, transport=httpx.MockTransport(handler))
+    with pytest.raises(JoplinUnreachableError, match=f"Joplin is not reachable at {URL}"):
+        client.get("/notes")
+    assert tries <= 4
+
+
 def test_a_write_that_was_not_sent_says_nothing_changed() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)

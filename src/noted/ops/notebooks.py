@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from noted.errors import InvalidInputError
 from noted.models import Folder, Tag, descendants
-from noted.store.protocol import HasFolderNames, Store
+from noted.store.protocol import HasFolderNames, HasTitledFolders, Store
 from noted.store.rules import clean_notebook_title, clean_tag_title
 
 
@@ -94,13 +94,16 @@ def refuse_taken(
     Raises:
         InvalidInputError: the title is empty, or another notebook (not ``own_id``) beside it has it.
     """
-    wanted = clean_notebook_title(title).casefold()
+    title = clean_notebook_title(title)
+    wanted = title.casefold()
     if isinstance(store, HasFolderNames):
         parent_id = store.folder_parent(parent_id)  # a Markdown folder's root notebook is its top
-    folders = [f for f in store.list_folders() if visible is None or f.id in visible]
-    for folder in folders:
+    # Joplin finds the notebooks of that title in one search, not every notebook's page.
+    found = store.folders_titled(title) if isinstance(store, HasTitledFolders) else store.list_folders()
+    for folder in (f for f in found if visible is None or f.id in visible):
         if folder.id != own_id and folder.title.casefold() == wanted and _parent(store, folder) == parent_id:
-            parent = next((f'in "{f.title}"' for f in folders if f.id == parent_id), "beside it")
+            seen = parent_id and (visible is None or parent_id in visible)
+            parent = f'in "{store.get_folder(parent_id).title}"' if seen else "beside it"
             where = "at the top level" if visible is None and not parent_id else parent
             raise InvalidInputError(
                 f'a notebook named "{folder.title}" is already {where} ({folder.id[:8]})',

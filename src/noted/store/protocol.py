@@ -159,6 +159,16 @@ class TidiesCutBatches(Protocol):
 
 
 @runtime_checkable
+class HasTitledFolders(Protocol):
+    """A store that finds notebooks by title without listing them all (Joplin: one search)."""
+
+    def folders_titled(self, title: str) -> list[Folder]:
+        """The notebooks, not in the trash, whose title may equal ``title`` case aside: every one
+        that does, and perhaps others (the caller compares)."""
+        ...
+
+
+@runtime_checkable
 class HasFolderNames(Protocol):
     """A store whose notebooks are folders (the Markdown folder): a notebook's title is its
     folder's name, which must differ from every other name beside it (taken: ``Name 2``)."""

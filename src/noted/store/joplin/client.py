@@ -1,7 +1,8 @@
 """A small client of Joplin's Data API (the Web Clipper service) over ``httpx``.
 
-Reads are retried for a bounded time when Joplin cannot be reached (it may be restarting), then
-reported as "Joplin is not reachable at URL". Writes are sent once: a write that could not be
+Reads are retried for about a second when Joplin cannot be reached (a dropped connection, a
+restart's last moment), then reported as "Joplin is not reachable at URL", so a Joplin that is
+off is told at once rather than after a wait. Writes are sent once: a write that could not be
 sent is reported as not done, and a write whose answer never came (a timeout after sending) is
 reported as of unknown outcome, never retried blindly, so nothing is duplicated.
 
@@ -34,6 +35,9 @@ PAGE_LIMIT = 100
 DISCOVERY_PORTS = range(41184, 41194)
 """Where Joplin's clipper service listens: 41184, or the next free port up."""
 PING_ANSWER = "JoplinClipperServer"
+READ_DEADLINE = 1.0
+"""Seconds a read keeps retrying by default: a person waiting on a Joplin that is off is told in
+about this; longer outages are the followers' to ride out (they poll again)."""
 
 Params = Mapping[str, str | int]
 
@@ -105,7 +109,7 @@ class JoplinClient:
         url: str,
         token: str,
         *,
-        read_deadline: float = 10.0,
+        read_deadline: float = READ_DEADLINE,
         timeout: float = 30.0,
         transport: httpx.BaseTransport | None = None,
         discover_url: Callable[[], str | None] = discover,

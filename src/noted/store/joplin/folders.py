@@ -15,6 +15,20 @@ from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of
 from noted.store.joplin.tags import Tags
 from noted.store.rules import clean_notebook_title
 
+_FOLDED_INTO = frozenset("afhijklnstwy")
+"""The ASCII letters some other character's ``casefold()`` holds (``ſ`` is ``s``, ``ﬁ`` is ``fi``)."""
+
+
+def _title_pattern(title: str) -> str:
+    """Joplin's folder search (``title LIKE ?``, ``*`` for ``%``) for every title equal to
+    ``title`` under ``casefold()``: SQLite's LIKE folds ASCII letters only, so a letter another
+    character folds into, and every other character, matches any run (``%``), and the search's
+    own wildcards match one character (``_``); the caller compares the few found exactly."""
+    return "".join(
+        "%" if not c.isascii() or c.lower() in _FOLDED_INTO else "_" if c in "%_*" else c for c in title
+    )
+
+
 RESTORED_FOLDER = "Restored notes"
 """Where a note restored from the trash goes when its notebook is gone (as in the embedded store)."""
 
@@ -33,6 +47,13 @@ class Folders:
         else:
             folders = [folder_of(i) for i in self.api.client.get_all("/folders", {"fields": FOLDER_FIELDS})]
         return sorted(folders, key=lambda f: (f.title.casefold(), f.id))
+
+    def folders_titled(self, title: str) -> list[Folder]:
+        """The live notebooks whose title may equal ``title`` case aside, in one search instead of
+        every notebook's page (``noted.store.protocol.HasTitledFolders``)."""
+        query = {"type": "folder", "query": _title_pattern(title), "fields": FOLDER_FIELDS}
+        folders = [folder_of(i) for i in self.api.client.get_all("/search", query)]
+        return [f for f in folders if not f.is_trashed]
 
     def get_folder(self, folder_id: str) -> Folder:
         return self.api.folder_item(folder_id)

@@ -14,6 +14,12 @@ The first batch of a thread (the next attach, in any noted process on the profil
 rows over and deletes each attachment still in Joplin that no note links, keeping it as a version
 (``noted history ID --restore N`` brings it back); one a note links stays. An attachment noted did
 not record, or one a live process is still working on, is never touched.
+
+A replace (``Resources.replace_resource``) is two requests too: the new file, then the name and
+type Joplin does not take with it. Its row keeps the second (``HalfDone.finishing``), which the
+tidy sends again when the attachment holds the new file, so a cut leaves no new file under the
+old name. The store also tidies once when it opens, in a thread (``HalfDone.tidy_in_background``),
+so a cut is mended without waiting for the next attach, and the opening waits on no request.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from noted.store.sqlite.db import Database
 
 log = logging.getLogger(__name__)
 
-Tidy = Callable[[str, str], bool]
-"""Delete the attachment (id, actor) unless a note links it; whether it was deleted."""
+Tidy = Callable[[str, str, str], str]
+"""Tidy the attachment (id, actor, the row's ``finish``): delete it unless a note links it, or
+finish its replace; what it did, in words for the log ("": nothing)."""
 
 
 class HalfDone:
@@ -40,6 +47,30 @@ class HalfDone:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._local = threading.local()
+        self._stop = threading.Event()
+        self._opening: threading.Thread | None = None
+
+    def tidy_in_background(self, tidy: Tidy) -> None:
+        """Tidy what others left in a thread, when the sidecar holds anything (one local read)."""
+        with self.db.read() as conn:
+            if conn.execute("SELECT 1 FROM joplin_half_done LIMIT 1").fetchone() is None:
+                return
+        self._opening = threading.Thread(
+            target=self._tidy_quietly, args=(tidy,), name="noted-joplin-tidy", daemon=True
+        )
+        self._opening.start()
+
+    def stop(self) -> None:
+        """Before the store closes: the background tidy ends after the attachment in hand."""
+        self._stop.set()
+        if self._opening is not None:
+            self._opening.join()
+
+    def _tidy_quietly(self, tidy: Tidy) -> None:
+        try:
+            self._tidy_left(tidy)
+        except Exception:  # a thread of its own: nobody to tell but the log, and the next batch retries
+            log.exception("could not tidy the attachments a noted cut short left half done")
 
     @contextlib.contextmanager
     def batch(self, tidy: Tidy) -> Iterator[None]:
@@ -65,12 +96,17 @@ class HalfDone:
         """Inside ``batch()``, before its requests: the attachment is to be deleted unless a note
         links it when they are made (an upload's, before it is sent, so that the note is linked after);
         cut short, the next batch deletes it if no note links it. Outside a batch: nothing."""
+        self.finishing(resource_id, actor=actor, finish="")
+
+    def finishing(self, resource_id: str, *, actor: str, finish: str) -> None:
+        """Inside ``batch()``: ``finish`` (the tidy's words for a write to complete) is to be done to
+        the attachment if the batch is cut short. Outside a batch: nothing."""
         if not getattr(self._local, "depth", 0):
             return
         with self.db.write() as conn:
             conn.execute(
-                "INSERT INTO joplin_half_done(resource_id, actor, owner, started) VALUES (?, ?, ?, ?)",
-                (resource_id, actor, this_process(), now_ms()),
+                "INSERT INTO joplin_half_done(resource_id, actor, owner, started, finish) VALUES (?, ?, ?, ?, ?)",
+                (resource_id, actor, this_process(), now_ms(), finish),
             )
             self._local.rows.append(int(conn.last_insert_rowid()))
 
@@ -88,9 +124,13 @@ class HalfDone:
     def _tidy_left(self, tidy: Tidy) -> None:
         """Take over the rows no live batch holds, and tidy each; a failure leaves the rest for later."""
         with self.db.read() as conn:
-            rows = conn.execute("SELECT id, resource_id, actor, owner FROM joplin_half_done").fetchall()
+            rows = conn.execute(
+                "SELECT id, resource_id, actor, owner, finish FROM joplin_half_done"
+            ).fetchall()
         me = None
-        for row_id, resource_id, actor, owner in rows:
+        for row_id, resource_id, actor, owner, finish in rows:
+            if self._stop.is_set():
+                return
             if owner is not None and not gone(str(owner)):
                 continue  # a live batch's (this process's other threads' too)
             me = me or this_process()
@@ -102,13 +142,13 @@ class HalfDone:
             if not taken:
                 continue  # another batch took it first
             try:
-                deleted = tidy(str(resource_id), str(actor))
+                done = tidy(str(resource_id), str(actor), str(finish))
             except NotedError as exc:
                 self._settle([int(row_id)], keep=True)
                 log.warning(
                     "could not tidy attachment %s, left half done by a noted cut short: %s", resource_id, exc
                 )
                 return
-            if deleted:
-                log.warning("deleted attachment %s, left linked by no note by a noted cut short", resource_id)
+            if done:
+                log.warning("%s, left half done by a noted cut short", done)
             self._settle([int(row_id)], keep=False)

@@ -8,9 +8,11 @@ What a replace or a delete takes away is downloaded and kept in the sidecar firs
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from noted.errors import BackendError, InvalidInputError, NotedError, NotFoundError, WriteOutcomeUnknownError
 from noted.markdown import linked_ids
@@ -53,16 +55,35 @@ class Resources:
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
         return self.get_resource(resource_id)
 
-    def tidy(self, resource_id: str, actor: str) -> bool:
-        """Delete an attachment a batch cut short left half done, unless a note links it (or it is
-        gone); whether it was deleted. It is kept as a version, as every delete's."""
+    def tidy(self, resource_id: str, actor: str, finish: str) -> str:
+        """Tidy an attachment a batch cut short left half done (``noted.store.joplin.half_done``):
+        finish its replace, or delete it unless a note links it (kept as a version, as every
+        delete's); what was done, in words ("": nothing, or it is gone)."""
         try:
+            if finish:
+                return self._finish_replace(resource_id, actor, json.loads(finish))
             if self.resource_notes(resource_id):
-                return False
+                return ""
             self.delete_resource(resource_id, actor=actor)
         except NotFoundError:
-            return False
-        return True
+            return ""
+        return f"deleted attachment {resource_id}, linked by no note"
+
+    def _finish_replace(self, resource_id: str, actor: str, finish: dict[str, Any]) -> str:
+        """Send a replace's second request again, if the attachment holds the replace's file (a
+        replace whose file never reached Joplin left it whole)."""
+        props: dict[str, str] = finish["props"]
+        now = self.get_resource(resource_id)
+        if (now.filename, now.mime, now.file_extension) == (
+            props["filename"],
+            props["mime"],
+            props["file_extension"],
+        ):
+            return ""
+        if hashlib.sha256(self.read_resource(resource_id)).hexdigest() != finish["digest"]:
+            return ""
+        self.api.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", props)
+        return f"named attachment {resource_id} {props['filename']!r} ({props['mime']}) after its new file"
 
     def _undone(self, resource_id: str, exc: NotedError) -> NotedError:
         """What to say of an upload that failed: ``exc`` once what it may have stored is deleted
@@ -96,8 +117,7 @@ class Resources:
         """Send the file, then set what Joplin derives on its own (it keeps only ``id`` and ``title``)."""
         files = {"data": (name, data, mime)}
         self.api.send(resource_id, actor, method, path, None, files=files, data={"props": json.dumps(props)})
-        fixed = {"filename": name, "mime": mime, "file_extension": file_extension(name)}
-        self.api.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", fixed)
+        self.api.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", _named(name, mime))
 
     def get_resource(self, resource_id: str) -> Resource:
         try:
@@ -168,29 +188,41 @@ class Resources:
         title: str | None = None,
         actor: str,
     ) -> Resource:
-        """New bytes under the same id, so every note that links ``:/id`` shows the new file."""
+        """New bytes under the same id, so every note that links ``:/id`` shows the new file.
+
+        Joplin takes the file and the title in one request and the name and type in a second; the
+        second is recorded as half done first (``noted.store.joplin.half_done``), so a cut between
+        them is finished by the next batch or start, never left as the new file under the old name.
+        """
         old = self.get_resource(resource_id)
         name = attachment_name(filename) if filename is not None else old.filename
         if not name:
             raise InvalidInputError("an attachment needs a file name")
         props = {"title": old.title if title is None else clean_title(title or name)}
+        named = _named(name, mime or old.mime)
         versions = self.api.sidecar.versions
-        # Kept even when the upload then fails: Joplin may have taken it before the failure.
-        before = self.read_resource(resource_id)
-        version = versions.keep(old, before, actor)
-        self._upload(
-            "PUT",
-            f"/resources/{safe_id(resource_id)}",
-            resource_id,
-            data,
-            name,
-            mime or old.mime,
-            props,
-            actor,
-        )
-        was = file_state(old.filename, old.title, before)
-        state = {resource_id: replace(file_state(name, props["title"], data, version), was=was)}
-        self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
+        path = f"/resources/{safe_id(resource_id)}"
+        with self.half_done.batch(self.tidy):
+            # Kept even when the upload then fails: Joplin may have taken it before the failure.
+            before = self.read_resource(resource_id)
+            version = versions.keep(old, before, actor)
+            finish = {"props": named, "digest": hashlib.sha256(data).hexdigest()}
+            self.half_done.finishing(resource_id, actor=actor, finish=json.dumps(finish))
+            files = {"data": (name, data, named["mime"])}
+            self.api.send(
+                resource_id, actor, "PUT", path, None, files=files, data={"props": json.dumps(props)}
+            )
+            was = file_state(old.filename, old.title, before)
+            state = {resource_id: replace(file_state(name, props["title"], data, version), was=was)}
+            try:
+                self.api.send(resource_id, actor, "PUT", path, named)
+            except NotedError as exc:
+                raise BackendError(
+                    f"the new file is in Joplin, but not yet its name and type: {exc.message}",
+                    hint="noted sets them at its next change or start once Joplin answers; nothing to redo",
+                ) from None
+            finally:  # after the second request (the review reads a later change as another's)
+                self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
         versions.thin(resource_id)
         return self.get_resource(resource_id)
 
@@ -230,3 +262,8 @@ class Resources:
         return self.replace_resource(
             resource_id, data, filename=was.filename, mime=was.mime, title=was.title, actor=actor
         )
+
+
+def _named(name: str, mime: str) -> dict[str, str]:
+    """What Joplin derives from an uploaded file on its own, set as noted means it."""
+    return {"filename": name, "mime": mime, "file_extension": file_extension(name)}

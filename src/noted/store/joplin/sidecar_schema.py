@@ -13,7 +13,7 @@ from noted.store.sqlite.db import get_meta, set_meta
 from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -72,7 +72,8 @@ CREATE TABLE IF NOT EXISTS joplin_half_done (  -- noted.store.joplin.half_done
     resource_id TEXT NOT NULL,
     actor TEXT NOT NULL,
     owner TEXT,  -- the process whose batch it is in (noted.store.processes); NULL: anyone may tidy it
-    started INTEGER NOT NULL
+    started INTEGER NOT NULL,
+    finish TEXT NOT NULL DEFAULT ''  -- a replace's second request, to send again ('': delete if unlinked)
 );
 """
 
@@ -98,7 +99,9 @@ index is made by ``_SCHEMA``, which every upgrade runs.
 Version 8: the body lengths of the notes noted read (``noted.store.joplin.lengths``), also made
 by ``_SCHEMA``.
 Version 9: the attachments a batch uploads or means to delete, until it ends
-(``noted.store.joplin.half_done``), also made by ``_SCHEMA``."""
+(``noted.store.joplin.half_done``), also made by ``_SCHEMA``.
+Version 10: a replace's second request, to finish it (``noted.store.joplin.half_done``)."""
+_TO_V10 = "ALTER TABLE joplin_half_done ADD COLUMN finish TEXT NOT NULL DEFAULT ''"
 
 
 def ensure_schema(conn: apsw.Connection) -> None:
@@ -116,6 +119,9 @@ def ensure_schema(conn: apsw.Connection) -> None:
     feed = {r[1] for r in conn.execute("PRAGMA table_info(joplin_feed)")}
     if feed and "place" not in feed:
         conn.execute(_TO_V6)  # the states of notebooks, tags and attachments (review)
+    half_done = {r[1] for r in conn.execute("PRAGMA table_info(joplin_half_done)")}
+    if half_done and "finish" not in half_done:
+        conn.execute(_TO_V10)
     conn.execute(_SCHEMA)
     conn.execute(_VERSIONS)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))

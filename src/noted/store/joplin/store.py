@@ -23,7 +23,7 @@ from pathlib import Path
 
 from noted.store.history.thinning import Thinning
 from noted.store.joplin.base import JoplinApi
-from noted.store.joplin.client import JoplinClient
+from noted.store.joplin.client import READ_DEADLINE, JoplinClient
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.folders import Folders
 from noted.store.joplin.half_done import HalfDone
@@ -70,6 +70,8 @@ class JoplinStore(Parts):
         """The conflict copies Joplin's sync made."""
         self.recent_notes = history.recent_notes
         self.saved_since = notes.saved_since
+        self.folders_titled = folders.folders_titled
+        self.half_done.tidy_in_background(resources.tidy)
 
     def __repr__(self) -> str:
         return f"JoplinStore(url={self.client.url!r}, sidecar={str(self.sidecar.db.path)!r})"
@@ -81,7 +83,7 @@ class JoplinStore(Parts):
         *,
         url: str,
         token: str,
-        read_deadline: float = 10.0,
+        read_deadline: float = READ_DEADLINE,
         timeout: float = 30.0,
         thinning: Thinning | None = None,
     ) -> JoplinStore:
@@ -114,6 +116,7 @@ class JoplinStore(Parts):
         self.api.feed.pace()
 
     def close(self) -> None:
+        self.half_done.stop()
         self.client.close()
         self.sidecar.close()
 
