@@ -9,7 +9,9 @@ import numpy.typing as npt
 import pytest
 
 from noted.embeddings.fake import FakeEmbedder
+from noted.indexer.coverage import index_report
 from noted.indexer.engine import Indexer, IndexingStopped
+from noted.indexer.retries import RETRY_FIRST_SECONDS, Retries
 from noted.models import NoteDraft
 from noted.store.sqlite import SqliteStore
 
@@ -81,3 +83,51 @@ def test_a_failed_note_stays_to_retry_until_a_retry_stores_it(store: SqliteStore
     retried.prepare()
     retried.run_until_idle()
     assert _indexed(retried) == {bad} and not _failures(store)
+
+
+class FailsAtFirst(FakeEmbedder):
+    """A model that refuses a text holding FLAKY the first ``refusals`` times it is given one."""
+
+    def __init__(self, refusals: int) -> None:
+        super().__init__()
+        self.refusals = refusals
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if self.refusals and any("FLAKY" in t for t in texts):
+            self.refusals -= 1
+            self.calls += 1
+            raise ValueError("the model ran out of memory")
+        return super().embed_documents(texts)
+
+
+def test_a_running_indexer_tries_a_failed_note_again_backing_off(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor="user").id
+    bad = _add(store, folder, "bad", "FLAKY walrus")
+    good = _add(store, folder, "good", "healthy okapi")
+    # Each attempt at the note costs two refusals: its piece, then the note alone.
+    model = FailsAtFirst(refusals=4)
+    clock = [1000.0]
+    indexer = Indexer(store, store.db, model)
+    indexer.retries = Retries(clock=lambda: clock[0])
+    indexer.prepare()
+    indexer.run_until_idle()
+    assert _indexed(indexer) == {good} and _failures(store) == {bad} and indexer.failed == 1
+    assert index_report(store, store.db).failed_notes == 1  # noted index status says so meanwhile
+
+    def idle_after(seconds: float) -> bool:
+        """Move the clock on and step as the app does while idle: True when no model call was made."""
+        clock[0] += seconds
+        calls = model.calls
+        indexer.run_until_idle()
+        return model.calls == calls
+
+    # Not a busy loop: nothing is tried before the wait is over.
+    assert idle_after(0) and idle_after(RETRY_FIRST_SECONDS - 1)
+    assert not idle_after(1)  # tried again, and refused again
+    assert _failures(store) == {bad} and indexer.failed == 1
+    assert idle_after(RETRY_FIRST_SECONDS)  # the wait doubled after a second failure
+    assert not idle_after(RETRY_FIRST_SECONDS)
+    # Stored while running, with no start in between: searchable by meaning, no longer failed.
+    assert _indexed(indexer) == {good, bad} and not _failures(store) and indexer.failed == 0
+    assert index_report(store, store.db).failed_notes == 0
+    assert idle_after(100 * RETRY_FIRST_SECONDS)  # a stored note is not tried again

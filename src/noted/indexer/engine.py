@@ -24,6 +24,7 @@ from noted.errors import Interruption, ModelAwayError, database_gone
 from noted.indexer.chunking import CHUNKING, OUTLINE_INDEX, Chunk, chunk_note, outline_chunk
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.requests import take_rebuild
+from noted.indexer.retries import Retries
 from noted.indexer.vectors import (
     META_CURSOR,
     META_MODEL,
@@ -113,14 +114,14 @@ class Indexer:
         self.lease = lease
         self.should_stop: Callable[[], bool] = lambda: False
         """Looked at between groups of chunks: True stops a batch midway (``IndexingStopped``)."""
-        self._retry: list[str] = []
+        self.retries = Retries()
+        """The failed notes to try again, and when (at once after ``prepare``, then backing off)."""
         self._scan: Scan | None = None
         self._rate = Rate()
         self._mark = time.monotonic()
         self._chars_done = 0
         self.chunks_done = 0
         """Chunks of the notes stored by this indexer (reused or embedded)."""
-        self.failed = 0
         self.looked_at = 0
         """Notes read to index (or drop) by this indexer; a step's return also counts other work."""
 
@@ -129,6 +130,11 @@ class Indexer:
         """The index's tables. Made on first use, which loads the model (to learn its width) in the
         thread that indexes: its model threads then share that thread's (lower) priority."""
         return VectorTables(self.db, self.embedder.model_id, self.embedder.dim)
+
+    @property
+    def failed(self) -> int:
+        """Notes the model failed on that are not stored yet (each is tried again: ``retries``)."""
+        return len(self.retries)
 
     # Set-up ----------------------------------------------------------------------------
     def drop_vectors(self) -> None:
@@ -154,7 +160,7 @@ class Indexer:
                 set_meta(conn, META_CHUNKING, self._rules)
             # Each stays until the note is stored or dropped (``drop_notes``): a retry stopped midway is
             # not the end of it.
-            self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
+            self.retries.load(str(r[0]) for r in conn.execute("SELECT note_id FROM index_failures"))
         self._scan = None
 
     @property
@@ -172,8 +178,7 @@ class Indexer:
             raise database_gone(self.db.path)
         if self._take_request():
             return 1
-        if self._retry:
-            ids, self._retry = self._retry[: self.batch_notes], self._retry[self.batch_notes :]
+        if ids := self.retries.due(self.batch_notes):
             self._index_notes(ids, cursor=None)
             return len(ids)
         with self.db.read() as conn:
@@ -277,7 +282,7 @@ class Indexer:
                 self._commit(work)
                 group_start, in_group = time.monotonic(), 0
         self._commit(work, final=True)
-        self.failed += len(work.failed)
+        self.retries.record(ids, work.failed)
 
     def _check_lease(self) -> None:
         if self.lease is not None and not self.lease.acquire():
@@ -348,7 +353,7 @@ class Indexer:
             except ModelAwayError:
                 raise
             except Exception as exc:
-                log.exception("indexing note %s failed; it is skipped and retried next start", note_id)
+                log.exception("indexing note %s failed; it is skipped and retried later", note_id)
                 work.failed[note_id] = f"{type(exc).__name__}: {exc}"
 
     def _note_progress(self, work: Work, done_ids: list[str]) -> None:

@@ -182,12 +182,14 @@ EMBEDDING_PROVIDER = Setting(
     "ai.embedding.provider", SEARCH, "Embedding provider", choices=("onnx", "openai", "fake"),
     default="onnx",
     help="onnx: a model run on this machine (no network). openai: an OpenAI-compatible "
-    "/v1/embeddings server. fake: deterministic vectors for tests. Changing it rebuilds the index.",
+    "/v1/embeddings server. fake: deterministic vectors for tests. A change takes effect at the next start "
+    "of the app and the MCP server, which rebuilds the index.",
 )
 EMBEDDING_MODEL = Setting(
     "ai.embedding.model", SEARCH, "Embedding model", default="",
     help='For onnx, a folder holding model.onnx and tokenizer.json; "" is the bundled '
-    "all-MiniLM-L6-v2. For openai, the model's name. Changing it rebuilds the index.",
+    "all-MiniLM-L6-v2. For openai, the model's name. A change takes effect at the next start of the app "
+    "and the MCP server, which rebuilds the index.",
 )
 EMBEDDING_BASE_URL = Setting(
     "ai.embedding.baseUrl", SEARCH, "Embedding server URL", default="", kind=Kind.URL,
@@ -288,7 +290,8 @@ LARGE_NOTE_CHARS = Setting(
     default=200_000, minimum=10_000, maximum=100_000_000,
     help="A note longer than this opens in the app showing its first this many characters (the reader "
     "says so; noted show, noted edit, noted export and the MCP read_note give all of it), and search by "
-    "meaning indexes that part; keyword search covers it all. Keeps a huge note from stalling the app.",
+    "meaning indexes that part (a change reaches the index at the next start of the app and the MCP "
+    "server); keyword search covers it all. Keeps a huge note from stalling the app.",
 )
 HISTORY_KEEP_ALL_DAYS = Setting(
     "history.keepAllDays", STORAGE, "Keep every revision for (days)", default=7, minimum=1, maximum=36_500,
