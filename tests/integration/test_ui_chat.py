@@ -560,4 +560,5 @@ async def test_a_refused_tool_calls_line_is_shown_whole_in_a_narrow_pane(service
         shown = " ".join(
             "".join(s.text for s in title.render_line(y)).strip() for y in range(title.size.height)
         )
-        assert "(refused)" in shown and title.region.right <= call.region.right
+        assert "(refused: the tool" in shown and shown.endswith("…)"), shown
+        assert title.region.right <= call.region.right

@@ -33,7 +33,30 @@ async def test_a_stale_write_says_on_its_card_why_in_the_persons_words(services:
         await chat.settle(pilot)
         said = str(app.query_one(EditCard).query_one(".card-status").render())
         line = str(app.query_one(ToolCallView).title)
+        why = str(app.query_one(".tool-why").render())
     assert said.startswith('Not done: note "Shopping" has changed since the assistant read it'), said
     assert "nothing was written" in said and "read_note" not in said and "redo" not in said, said
-    assert "read_note" not in line, line  # the tool line's reason too
+    # The tool line says why too (it said only "(error)", so "read_note" could not be in it).
+    assert '(error: note "Shopping" has changed since the assistant read it' in line, line
+    assert line.endswith("…)"), line  # cut to fit: the disclosure holds all of it
+    assert "read_note" not in line and "read_note" not in why and why.endswith("nothing was written."), why
     assert "bread" not in services.store.get_note(note).body  # not vacuous: it was refused
+
+
+async def test_a_read_that_failed_says_why_on_its_line_in_the_persons_words(services: Services) -> None:  # noqa: F811
+    """A read tool's error, not held for anyone: its line said only "(error)"; now the reason, cut
+    to fit, and the disclosure all of it, without the model's "Pass the path of the one you want"."""
+    body = "# Goals\n\n" + "one " * 40 + "\n\n# Goals\n\ntwo\n"
+    note = chat.make_note(services, "Plan", body)
+    script: list[Turn] = [[CallTool("read_note", {"id": note, "section": "Goals"})], [Reply("Two of them.")]]
+    app, _ = chat.host(services, script)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await chat.settle(pilot)
+        await chat.ask(pilot, "Read the goals")
+        await chat.until(pilot, lambda: app.query_one(ToolCallView).status is not None)
+        await chat.settle(pilot)
+        line = str(app.query_one(ToolCallView).title)
+        why = str(app.query_one(".tool-why").render())
+    assert '(error: section "Goals" matches 2 sections: 1 "Goals"; 2 "Goals")' in line, line
+    assert why == 'why: section "Goals" matches 2 sections: 1 "Goals"; 2 "Goals"', why
+    assert "Pass the path" not in line + why, line + why

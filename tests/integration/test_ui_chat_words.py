@@ -36,13 +36,15 @@ async def test_tool_calls_are_told_in_words_live_and_after_a_resume(services: Se
         await settle(pilot)
         live = _titles(app)
         # Before: '✓ search_notes "tea"' and '⊘ editor_replace "- milk" text="x"  (refused)'.
-        assert live == ['✓ searched for "tea"', '⊘ replace "- milk" text="x"  (refused)'], live
+        off = 'the tool "editor_replace" is switched off; it is switched on in Settings → Tools → "Edit the open…'
+        assert live == ['✓ searched for "tea"', f'⊘ replace "- milk" text="x"  (refused: {off})'], live
 
         app.pane.set_note(second)
         await settle(pilot)
         app.pane.set_note(first)
         await settle(pilot)
-        assert _titles(app) == live  # the saved chat, drawn again, says it alike
+        # The saved chat, drawn again, says it alike, but for why: it keeps only the model's words.
+        assert _titles(app) == [t.replace(f": {off}", "") for t in live]
 
 
 async def test_a_write_asked_about_is_put_in_words_on_its_card(services: Services) -> None:  # noqa: F811
@@ -60,4 +62,6 @@ async def test_a_write_asked_about_is_put_in_words_on_its_card(services: Service
         assert shown == 'Allow: update note “Shopping” title="Groceries"?', shown
         await pilot.press("n")
         await settle(pilot)
-        assert _titles(app) == ['⊘ update note “Shopping” title="Groceries"  (refused)']
+        assert _titles(app) == [
+            '⊘ update note “Shopping” title="Groceries"  (refused: not approved, so nothing was written)'
+        ]

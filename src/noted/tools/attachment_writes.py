@@ -67,7 +67,9 @@ def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     note = visible_note(ctx, scope, args["note_id"], field="note_id")
     if note.is_trashed:
         raise ToolError(
-            f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
+            f'note "{note.title}" is in the trash',
+            field="note_id",
+            advice="restore_note brings it back first",
         )
     files.clean_filename(args["filename"])
     try:

@@ -42,7 +42,9 @@ def visible_attachment(
         resource = None
     notes = None if resource is None else linking_notes(ctx.store, resource.id, scope.folder_ids)
     if resource is None or notes is None:
-        raise ToolError(f'no attachment with id "{resource_id}"; list_attachments lists them', field=field)
+        raise ToolError(
+            f'no attachment with id "{resource_id}"', field=field, advice="list_attachments lists them"
+        )
     return resource, notes
 
 

@@ -61,12 +61,17 @@ class ToolError(NotedError):
         field: The input field at fault, when there is one.
         person: What went wrong as the person is told it, where ``message`` holds advice only the
             model can follow (call a tool again, copy text from a read): ``ToolResult.person``.
+        advice: What the model can do about it (``list_tags lists them``), added to ``message``
+            after a semicolon for the model and left out of the person's line, which is then
+            ``message`` alone unless ``person`` is given.
     """
 
-    def __init__(self, message: str, *, field: str | None = None, person: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, field: str | None = None, person: str | None = None, advice: str = ""
+    ) -> None:
+        super().__init__(f"{message}; {advice}" if advice else message)
         self.field = field
-        self.person = person
+        self.person = person or (message if advice else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,7 @@ def _anchor(session: EditorSession, anchor: str) -> int:
             "anchor not found: it must be exact text from the note, spaces and line breaks included "
             "(editor_read_note shows the text as it is now, with your edits)",
             field="anchor",
+            person="the text that was to mark the place of the edit is not in the note",
         )
     lines = ", ".join(str(session.text.count("\n", 0, p) + 1) for p in found[:10])
     raise ToolError(

@@ -93,7 +93,9 @@ def _after_cursor(metas: list[NoteMeta], cursor: str | None) -> list[NoteMeta]:
     found = _CURSOR.match(cursor)
     if found is None:
         raise ToolError(
-            'field "cursor" is not a cursor that list_notes returned (next_cursor)', field="cursor"
+            'field "cursor" is not a cursor that list_notes returned (next_cursor)',
+            field="cursor",
+            person="the list was asked to go on from a place it never gave",
         )
     time, note_id = int(found.group(1)), found.group(2).lower()
     return [m for m in metas if (m.updated_time, _desc(m.id)) < (time, _desc(note_id))]

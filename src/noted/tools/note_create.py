@@ -45,6 +45,7 @@ def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]
             "say which notebook the note goes in: notebook_id (list_notebooks lists them) or "
             "notebook_title (the title of one of them)",
             field="notebook_id",
+            person="no notebook was named for the note",
         )
     title = str(args["notebook_title"]).strip()
     if not title or "\n" in title or "\r" in title:
@@ -53,8 +54,9 @@ def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]
     if len(same) > 1:
         listed = ", ".join(f.id for f in same)
         raise ToolError(
-            f'{len(same)} notebooks are titled "{title}" (ids {listed}); pass notebook_id instead',
+            f'{len(same)} notebooks are titled "{title}" (ids {listed})',
             field="notebook_title",
+            advice="pass notebook_id instead",
         )
     if same:
         return same[0].id, ""
@@ -63,6 +65,8 @@ def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]
             f'no notebook titled "{title}" among those you can see, and a new top-level notebook would '
             "be outside them: create it with create_notebook(parent_id=...) or pick one from list_notebooks",
             field="notebook_title",
+            person=f'no notebook titled "{title}" among those the assistant can see, and a new top-level '
+            "notebook would be outside them",
         )
     return "", title
 

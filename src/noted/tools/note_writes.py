@@ -32,7 +32,7 @@ from noted.tools.payloads import (
     write_result,
 )
 from noted.tools.pinning import READ_AGAIN, pinned
-from noted.tools.scope import TRASHED_ABOVE, ScopeView, trashed_above
+from noted.tools.scope import TRASHED_ABOVE, TRASHED_ABOVE_SAID, ScopeView, trashed_above
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
 
@@ -94,6 +94,7 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             f'"{modes[0]}" and "{modes[1]}" cannot be used together: give one of body, append, prepend '
             "or replace_text per call",
             field=modes[1],
+            person=f'"{modes[0]}" and "{modes[1]}" cannot be used together',
         )
     changes = [k for k in ("title", *BODY_MODES, "notebook_id", "todo_completed", "tags") if k in args]
     if not changes:
@@ -103,7 +104,9 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         )
     tags = _tag_set(args["tags"]) if "tags" in args else None
     if note.is_trashed:
-        raise ToolError(f'note "{note.title}" is in the trash; restore_note brings it back first', field="id")
+        raise ToolError(
+            f'note "{note.title}" is in the trash', field="id", advice="restore_note brings it back first"
+        )
     base = parse_time(args["base_updated_time"], "base_updated_time") if "base_updated_time" in args else None
     if base is not None and base != note.updated_time:
         raise _stale(note.title, base, note.updated_time)
@@ -255,14 +258,18 @@ def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         erased = visible_erased(ctx, scope, args["id"])
         if not scope.unrestricted and last_notebook(ctx.store, erased.id) != erased.notebook:
             raise ToolError(
-                f'note "{erased.title}" was last in a notebook in the trash; restore_notebook '
-                "brings that back first",
+                f'note "{erased.title}" was last in a notebook in the trash',
                 field="id",
+                advice="restore_notebook brings that back first",
             ) from None
         newest = ctx.store.note_history(erased.id, bodies=False)[0]
         return write_result(ctx, ops.restore_revision(ctx.store, erased.id, newest.id, actor=ctx.actor))
     if note.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), note.parent_id):
-        raise ToolError(f"this note's notebook {TRASHED_ABOVE}", field="id")
+        raise ToolError(
+            f"this note's notebook {TRASHED_ABOVE}",
+            field="id",
+            person=f"this note's notebook {TRASHED_ABOVE_SAID}",
+        )
     with pinned(ctx, scope, note):
         return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
 
@@ -300,7 +307,9 @@ def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise ToolError(f"a tag cannot be both added and removed: {', '.join(sorted(both))}", field="remove")
     if note.is_trashed:
         raise ToolError(
-            f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
+            f'note "{note.title}" is in the trash',
+            field="note_id",
+            advice="restore_note brings it back first",
         )
     with pinned(ctx, scope, note, field="note_id"):
         change = ops.edit_tags(ctx.store, note.id, add, remove, actor=ctx.actor)

@@ -23,7 +23,15 @@ from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
 from noted.tools.pinning import pinned
-from noted.tools.scope import BESIDE_HIDDEN, TRASHED_ABOVE, ScopeView, names_beside_hidden, trashed_above
+from noted.tools.scope import (
+    BESIDE_HIDDEN,
+    BESIDE_HIDDEN_SAID,
+    TRASHED_ABOVE,
+    TRASHED_ABOVE_SAID,
+    ScopeView,
+    names_beside_hidden,
+    trashed_above,
+)
 
 
 def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
@@ -136,6 +144,8 @@ def _refuse_root(ctx: ToolContext, scope: ScopeView, folder: Folder, every: list
             f'notebook "{folder.title}" is a top of the notebooks you can see ({source}), so it cannot '
             f"be {what} from here; nothing was changed. Only the person can do that, in noted.",
             field="id" if what == "moved to the trash" else "parent_id",
+            person=f'notebook "{folder.title}" is a top of the notebooks the assistant can see ({source}), '
+            f"so the assistant cannot have it {what}; nothing was changed",
         )
 
 
@@ -151,7 +161,9 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     every = ctx.store.list_folders(include_trashed=True)
     if title != folder.title and names_beside_hidden(ctx.store, scope, folder.parent_id):
         raise ToolError(
-            f'notebook "{folder.title}" cannot be renamed from here: {BESIDE_HIDDEN}', field="title"
+            f'notebook "{folder.title}" cannot be renamed from here: {BESIDE_HIDDEN}',
+            field="title",
+            person=f'notebook "{folder.title}" cannot be renamed by the assistant: {BESIDE_HIDDEN_SAID}',
         )
     if parent_id != folder.parent_id:
         _refuse_root(ctx, scope, folder, every, "moved")
@@ -162,11 +174,14 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 f'this move would take notebook "{folder.title}" out of the notebooks you can see '
                 f"({leaving}); nothing was changed. Only the person can do that, in noted.",
                 field="parent_id",
+                person=f'this move would take notebook "{folder.title}" out of the notebooks the assistant '
+                f"can see ({leaving}); nothing was changed",
             )
         if names_beside_hidden(ctx.store, scope, parent_id):
             raise ToolError(
                 f'notebook "{folder.title}" cannot be moved there from here: {BESIDE_HIDDEN}',
                 field="parent_id",
+                person=f'notebook "{folder.title}" cannot be moved there by the assistant: {BESIDE_HIDDEN_SAID}',
             )
     # The notebook it goes into was checked too: a move made into one the person moved out meanwhile
     # is refused as one out of the scope is.
@@ -273,7 +288,9 @@ def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     if folder.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), folder.id):
-        raise ToolError(f"this notebook {TRASHED_ABOVE}", field="id")
+        raise ToolError(
+            f"this notebook {TRASHED_ABOVE}", field="id", person=f"this notebook {TRASHED_ABOVE_SAID}"
+        )
     with pinned(ctx, scope, folder):
         restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor)
     return {

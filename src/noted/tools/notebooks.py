@@ -17,7 +17,7 @@ from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo, notebook_made
 from noted.tools.payloads import body_lengths, iso, offset_page, scoped_notes, tag_title, view, visible_folder
 from noted.tools.pinning import pinned
-from noted.tools.scope import BESIDE_HIDDEN, names_beside_hidden
+from noted.tools.scope import BESIDE_HIDDEN, BESIDE_HIDDEN_SAID, names_beside_hidden
 
 LIST_MAX = 200
 _BATCH = 500
@@ -217,6 +217,7 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             raise ToolError(
                 f'a notebook cannot be made inside "{parent.title}" from here: {BESIDE_HIDDEN}',
                 field="parent_id",
+                person=f'the assistant cannot make a notebook inside "{parent.title}": {BESIDE_HIDDEN_SAID}',
             )
         parents.append(parent)
     elif not scope.unrestricted:
@@ -224,6 +225,7 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "you can only create notebooks inside the notebooks you can see: give parent_id "
             "(list_notebooks lists them)",
             field="parent_id",
+            person="the assistant can only make notebooks inside the notebooks it can see, and named none",
         )
     with pinned(ctx, scope, *parents, field="parent_id"):
         folder = create_notebook(

@@ -55,6 +55,7 @@ def parse_time(value: object, field: str) -> int:
     raise ToolError(
         f'field "{field}" must be a time as read_note returned it, e.g. "2025-03-01T09:30:00.000Z"',
         field=field,
+        person=f'"{field}" is not a time such as "2025-03-01T09:30:00.000Z"',
     )
 
 
@@ -106,7 +107,7 @@ def visible_folder(
     except NotFoundError:
         folder = None
     if folder is None or (folder.is_trashed and not trashed_ok) or not scope.allows_folder(folder.id):
-        raise ToolError(f'no notebook with id "{folder_id}"; list_notebooks lists them', field=field)
+        raise ToolError(f'no notebook with id "{folder_id}"', field=field, advice="list_notebooks lists them")
     return folder
 
 
@@ -268,6 +269,7 @@ def pick_section(tree: Outline, key: str) -> Section:
         raise ToolError(
             f'section "{key}" matches {len(found)} sections: {listed}. Pass the path of the one you want.',
             field="section",
+            person=f'section "{key}" matches {len(found)} sections: {listed}',
         )
     headings = "; ".join(f'{s.path} "{s.heading}"' for s in tree.headings[:30])
     more = (

@@ -149,7 +149,7 @@ def _base(ctx: ToolContext, tool: Tool, note: Note | ErasedNote | None) -> dict[
 def rows_of(ctx: ToolContext) -> ReviewRows:
     """The proposals ``ctx`` keeps; a ``ToolError`` where none are kept."""
     if ctx.review is None:
-        raise ToolError("proposals are not kept here; ask the person")
+        raise ToolError("proposals are not kept here", advice="ask the person")
     return ctx.review
 
 

@@ -119,6 +119,11 @@ BESIDE_HIDDEN = (
     "it, and those are not all yours to see; nothing was changed. Only the person can do that, in noted."
 )
 """Why ``names_beside_hidden`` refuses: the same words whatever the name, taken or free."""
+BESIDE_HIDDEN_SAID = (
+    "in a Markdown folder a notebook's name is its folder's, which must differ from every name beside "
+    "it, and not all of those are the assistant's to see; nothing was changed"
+)
+"""``BESIDE_HIDDEN`` as the person is told it."""
 
 
 def names_beside_hidden(store: Store, scope: ScopeView, parent_id: str) -> bool:
@@ -136,6 +141,10 @@ TRASHED_ABOVE = (
     "is in the trash inside one outside the notebooks you can see; the person can restore it in noted"
 )
 """Why a restore ``trashed_above`` finds is refused (after "this note's notebook " or "this notebook ")."""
+TRASHED_ABOVE_SAID = (
+    "is in the trash inside one outside the notebooks the assistant can see; it can be restored in noted"
+)
+"""``TRASHED_ABOVE`` as the person is told it."""
 
 
 def trashed_above(scope: ScopeView, folders: Iterable[Folder], folder_id: str) -> bool:

@@ -202,7 +202,7 @@ def scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) 
 
 def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     if ctx.semantic is None:
-        raise ToolError("semantic search is unavailable here (no index); use search_notes instead")
+        raise ToolError("semantic search is unavailable here (no index)", advice="use search_notes instead")
     scope = view(ctx)
     note_ids = scope_note_ids(ctx, scope, args)
     try:
@@ -215,7 +215,7 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
             folder_ids=scope.folder_ids,
         )
     except UnavailableError as exc:
-        raise ToolError(f"{exc}; search_notes (keyword search) still works") from exc
+        raise ToolError(str(exc), advice="search_notes (keyword search) still works") from exc
     scores = {h.note_id: h for h in found.hits}
     results = [
         {**p, "score": scores[p["id"]].score, "text": _capped(scores[p["id"]].passage)}

@@ -40,7 +40,7 @@ def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "i
     if tag is None or not (
         scope.unrestricted or _carried(ctx, scope, tag) or _carried(ctx, scope, tag, trashed=True)
     ):
-        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field)
+        raise ToolError(f'no tag with id "{tag_id}"', field=field, advice="list_tags lists them")
     return tag
 
 
@@ -107,9 +107,9 @@ def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     clash = ctx.store.find_tag(title)
     if clash is not None and clash.id != tag.id and (scope.unrestricted or _carried(ctx, scope, clash)):
         raise ToolError(
-            f'a tag titled "{tag_title(ctx, clash.title)}" exists already; to merge the two, add it to '
-            f'the notes with manage_tags and then delete "{tag_title(ctx, tag.title)}"',
+            f'a tag titled "{tag_title(ctx, clash.title)}" exists already',
             field="title",
+            advice=f'to merge the two, add it to the notes with manage_tags and then delete "{tag_title(ctx, tag.title)}"',
         )
     if scope.unrestricted:
         renamed = ops.rename_tag(ctx.store, tag.id, title, actor=ctx.actor).tag

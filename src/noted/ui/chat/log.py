@@ -123,7 +123,7 @@ class ChatLog(VerticalScroll, can_focus=False):
             card.mark_ran(event)
         view = self._calls.get(event.call_id)
         if view is not None:
-            view.finish(event.status, event.result)
+            view.finish(event.status, event.result, event.reason)
             if event.status is ToolStatus.OK and view.tool_name in EDIT_TOOLS:
                 self._edit_calls.append(view)
 
@@ -205,13 +205,13 @@ class ChatLog(VerticalScroll, can_focus=False):
         self._edits_not_saved(ending.not_saved)
         for view in self._calls.values():
             if view.status is None:
-                view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": ending.not_run})
+                view.refuse(ending.not_run)
 
     def _edits_not_saved(self, message: str) -> None:
         # The edit tools answered ✓ while the edits were only held; nothing was written, so their
         # lines must not say it worked (a resumed chat shows them refused, from the saved results).
         for view in self._edit_calls:
-            view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": message})
+            view.refuse(message)
         self._edit_calls.clear()
 
     def undone(self, card: EditCard, message: str | None = None) -> None:

@@ -25,6 +25,8 @@ MAX_LINES = 40
 """Lines of JSON shown for the arguments or the result."""
 MAX_CHARS = 4_000
 """Characters of JSON shown for the arguments or the result."""
+MAX_REASON = 100
+"""Characters of why a call failed kept on its line; the disclosure shows all of it."""
 
 _MARKS: dict[ToolStatus | None, str] = {
     None: "…", ToolStatus.OK: "✓", ToolStatus.ERROR: "✗", ToolStatus.REFUSED: "⊘", ToolStatus.CONFLICT: "⚠",
@@ -94,7 +96,10 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
     def __init__(self, call_id: str, name: str, arguments: Mapping[str, Any], summary: str) -> None:
         arguments_view = Static(Content(pretty_json(dict(arguments))), classes="tool-json")
         result_view = Static(Content("(running…)"), classes="tool-json tool-result")
+        why_view = Static(classes="tool-why")
+        why_view.display = False  # until a call fails, with the person's reason
         super().__init__(
+            why_view,
             Static("arguments", classes="tool-label"),
             arguments_view,
             Static("result", classes="tool-label"),
@@ -109,9 +114,12 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
         self.status: ToolStatus | None = None
         """How the call ended; ``None`` while it runs."""
         self._result = result_view
+        self._why = why_view
 
-    def finish(self, status: ToolStatus, result: Mapping[str, Any] | str) -> None:
-        """Show how the call ended and what it returned."""
+    def finish(self, status: ToolStatus, result: Mapping[str, Any] | str, reason: str = "") -> None:
+        """Show how the call ended and what it returned; ``reason`` is why it failed in the
+        person's words (``ToolCallFinished.reason``), on the line cut to fit and whole inside (a
+        saved chat keeps only the model's words, so its lines name the status alone)."""
         self.status = status
         self.remove_class("-running")
         self.add_class("-ok" if status is ToolStatus.OK else "-failed")
@@ -119,12 +127,21 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
         self._result.update(Content(pretty_json(value)))
         kind, said = outcome(status, value)
         line = told(self.tool_name, self.summary, kind)
+        self._why.display = bool(reason)
+        self._why.update(Content(f"why: {reason}"))
         # A write in review mode worked, but wrote nothing yet: a ✓ would say it was done.
-        self.title = escape(f"⧖ {line}  ({said})") if kind == "held" else _title(line, status)
+        self.title = escape(f"⧖ {line}  ({said})") if kind == "held" else _title(line, status, reason)
+
+    def refuse(self, why: str) -> None:
+        """End the call as refused by noted itself (stopped, or its edits not saved), saying ``why``."""
+        self.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": why}, why)
 
 
-def _title(summary: str, status: ToolStatus | None) -> str:
+def _title(summary: str, status: ToolStatus | None, reason: str = "") -> str:
     mark = _MARKS[status]
-    tail = "" if status in (ToolStatus.OK, None) else f"  ({status})"
+    if len(reason) > MAX_REASON:
+        cut = reason.rfind(" ", 0, MAX_REASON)  # at a word's end, where there is one
+        reason = reason[: cut if cut > 0 else MAX_REASON].rstrip(" ,;:(") + "…"
+    tail = "" if status in (ToolStatus.OK, None) else f"  ({status}: {reason})" if reason else f"  ({status})"
     # The title is parsed as markup, and a summary holds brackets from JSON arguments.
     return escape(f"{mark} {summary}{tail}")
