@@ -467,7 +467,7 @@ def test_an_empty_value_is_refused_not_taken_for_no_option(cli: Cli) -> None:
     assert_refused(cli, ["tag", "Start here", "work", ""], 2, "a tag needs a name")
     assert_refused(cli, ["notes", "--notebook", ""], 2, "no notebook given")
     assert_refused(cli, ["notes", "--tag", ""], 2, "--tag is empty")
-    assert_refused(cli, ["show", "Start here", "--section", ""], 1, 'no section ""')
+    assert_refused(cli, ["show", "Start here", "--section", ""], 2, "--section is empty")
     assert_refused(cli, ["create", "X", "--due", ""], 2, 'bad --due ""')
     assert_refused(cli, ["notebook", "create", "X", "--parent", ""], 2, "no notebook given")
     assert_refused(cli, ["chats", "--note", ""], 2, "no note given")

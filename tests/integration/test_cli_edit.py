@@ -69,7 +69,7 @@ def test_visual_comes_before_editor(cli: Cli, tmp_path: Path, monkeypatch: pytes
     cli.ok("edit", note)
     assert cli.json("show", note)["body"] == "x\ntyped in the editor\n"
     monkeypatch.delenv("VISUAL")
-    assert cli("edit", note).code == 2  # now $EDITOR runs, and exits 3
+    assert cli("edit", note).code == 1  # now $EDITOR runs, and exits 3
 
 
 def test_unchanged_file_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,7 +85,9 @@ def test_failing_editor_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND + "\nsys.exit(3)\n"))
     before = cli.cursor()
     result = cli("edit", note)
-    assert result.code == 2 and "exited with status 3" in result.err and result.err.count("\n") == 1
+    # Exit 1, refused, as the README documents (git commit too): the editor said no, the input
+    # was not bad; it exited 2 (bad input) before, which the README's table did not list.
+    assert result.code == 1 and "exited with status 3" in result.err and result.err.count("\n") == 1
     assert cli.cursor() == before
     kept = Path(result.err.split("text is in ")[1].strip())
     assert kept.read_text(encoding="utf-8") == "x\ntyped in the editor\n"
@@ -130,7 +132,7 @@ def test_the_file_a_failed_edit_names_stays_where_it_is_said_to_be(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND + "\nsys.exit(3)\n"))
     failed = run_noted(profile, "edit", note)
-    assert failed.returncode == 2 and "exited with status 3" in failed.stderr, failed.stderr
+    assert failed.returncode == 1 and "exited with status 3" in failed.stderr, failed.stderr
     kept = Path(failed.stderr.split("text is in ")[1].strip())
 
     after = run_noted(profile, "notes")

@@ -15,6 +15,9 @@ import pytest
 from tests.support.cli import run_noted
 from tests.support.faults import EXIT, damage, fill, small_disk, state, unwritable
 
+from noted.models import NoteDraft, mcp_actor
+from noted.store.sqlite import SqliteStore
+
 
 @pytest.fixture
 def profile(tmp_path: Path) -> Path:
@@ -65,6 +68,36 @@ def test_saved_conversations_are_listed_from_a_folder_that_cannot_be_written(
     with unwritable(profile):
         listed = run_noted(profile, "chats")
     assert listed.returncode == 0 and "what is in my notes?" in listed.stdout, listed.stderr
+
+
+def test_changes_are_listed_from_a_folder_that_cannot_be_written(profile: Path) -> None:
+    # `noted changes` read the feed into its review rows first, a write, so there it said
+    # "cannot write in the folder …" (exit 10) and listed nothing. Not vacuous: an entry it
+    # recorded before is looked for in the listing, and a change made since, which it cannot
+    # record, must be said to be left out rather than listed as "Nothing to review".
+    bot = mcp_actor("claude")
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        folder = store.list_folders()[0].id
+        note = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder), actor=bot)
+    finally:
+        store.close()
+    assert run_noted(profile, "changes").returncode == 0  # the review has recorded "Plan"
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        store.tag_note(note.id, ["ai"], actor=bot)
+    finally:
+        store.close()
+    before = state(profile)
+    with unwritable(profile):
+        listed = run_noted(profile, "changes")
+    assert listed.returncode == 0 and '"Plan"' in listed.stdout, (listed.stdout, listed.stderr)
+    assert "tagged ai" not in listed.stdout
+    lines = listed.stderr.splitlines()
+    assert len(lines) == 1 and "not listed" in lines[0] and str(profile) in lines[0], listed.stderr
+    assert state(profile) == before
+    # Once the folder can be written again the change made since is recorded and listed.
+    assert "tagged ai" in run_noted(profile, "changes").stdout
 
 
 def test_a_read_only_database_still_reads_and_refuses_writes(profile: Path) -> None:

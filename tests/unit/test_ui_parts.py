@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tests.support.polling import scaled
 
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotedError
 from noted.indexer.engine import IndexProgress
 from noted.indexer.lease import Lease
 from noted.indexer.service import IndexStatus
@@ -120,8 +120,9 @@ def test_the_app_gives_the_editor_a_final_newline(tmp_path: Path) -> None:
 
 
 def test_an_editor_that_fails_saves_nothing_and_says_where_the_text_is(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="status 1"):
+    with pytest.raises(NotedError, match="status 1") as failed:
         edit_text("text", title="t", profile_root=tmp_path, run=lambda path: 1)
+    assert not isinstance(failed.value, InvalidInputError)  # a refusal (exit 1), not bad input
 
 
 def test_the_editor_command_comes_from_visual_then_editor() -> None:

@@ -126,8 +126,8 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     note = resolve_note(store, args.note)
     if args.outline:
         return _show_outline(ctx, note)
-    if args.section is not None:
-        return _show_section(ctx, note, args.section)
+    if (section := given(args.section, "--section", left_out="the whole note")) is not None:
+        return _show_section(ctx, note, section)
     notebook, tags = render.notebook_of(store, note.parent_id), store.note_tags(note.id)
     conflict = commands_sync.conflict_of(store, note)
     if ctx.json:

@@ -18,10 +18,10 @@ from noted.cli import proposal_cli
 from noted.cli.args import Commands, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import InvalidInputError
+from noted.errors import DatabaseReadOnlyError, DiskFullError, FolderNotWritableError, InvalidInputError
 from noted.ops import review_actions, review_items
 from noted.ops.conflicts import Choice
-from noted.ops.review import Review, summary
+from noted.ops.review import PERSON_ACTORS, Review, summary
 from noted.ops.review_list import along_line, folded
 from noted.search.dates import DATE_FORMS, resolve_date
 from noted.store.review import EntryRow
@@ -78,9 +78,9 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
     since = resolve_date(args.since) if getattr(args, "since", None) is not None else None
     if action is None:
         review = ctx.services.review
-        review.refresh()
+        complete = _read_feed(ctx, review)
         actor = given(args.actor, "--actor", left_out="every actor")
-        return _list(ctx, review, actor, since, args.pending)
+        return _list(ctx, review, actor, since, args.pending, complete=complete)
     changes, proposals = _ids(args.ids)
     review = ctx.services.review
     review.refresh()
@@ -111,11 +111,29 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
     return _revert(ctx, review, changes)
 
 
+def _read_feed(ctx: CliContext, review: Review) -> bool:
+    """Record the feed's new changes, and whether the listing will hold them all.
+
+    Recording them is a write, yet listing is a read, which a profile that cannot be written
+    allows: there the changes recorded before are listed, and one line says that the changes
+    since are left out, only when some change since is not the person's (else none is)."""
+    try:
+        review.refresh()
+    except (FolderNotWritableError, DatabaseReadOnlyError, DiskFullError) as fault:
+        if review.store.first_change_not_by(review.rows.cursor(), PERSON_ACTORS) is None:
+            return True
+        ctx.error(f"the changes made since the last listing are not listed: {fault}")
+        return False
+    return True
+
+
 def _count(ids: Sequence[int]) -> str:
     return "1 change" if len(ids) == 1 else f"{len(ids)} changes"
 
 
-def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None, pending: bool) -> int:
+def _list(
+    ctx: CliContext, review: Review, actor: str | None, since: int | None, pending: bool, *, complete: bool
+) -> int:
     entries = [] if pending else review.pending(actor=actor, since=since, along=False)
     along = dict((e.id, a) for e, a in folded(review, entries))  # what came with each, under it
     waiting = [p for p in review.rows.proposals(client=actor) if since is None or p.time >= since]
@@ -126,7 +144,7 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
         ctx.emit(listed)
         return 0
     if not entries and not waiting:
-        ctx.out("Nothing to review.")
+        ctx.out("Nothing to review." if complete else "Nothing recorded to review.")
         return 0
     proposal_cli.list_lines(ctx, waiting)
     for note_id, group in _by_note(entries):

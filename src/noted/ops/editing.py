@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from noted.errors import ConflictError, InvalidInputError, NotFoundError
+from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
 from noted.ops.conflicts import Conflict, keep_copy
 from noted.ops.notes import leaves_as_is
@@ -95,8 +95,9 @@ def edit_text(
     that cannot be saved is never lost; an editor that could not start leaves nothing behind.
 
     Raises:
-        InvalidInputError: the editor exited with an error or could not be run, or what it wrote is
-            not UTF-8; the file is kept, in ``rescued/`` (``set_aside``), and named.
+        InvalidInputError: the editor could not be run, or what it wrote is not UTF-8.
+        NotedError: the editor exited with an error (a refusal: exit 1 on the command line).
+        After it has run, the file is kept, in ``rescued/`` (``set_aside``), and named.
     """
     stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
     folder = profile_root / EDIT_DIR
@@ -111,8 +112,8 @@ def edit_text(
     except InvalidInputError:  # the editor did not start: the file holds only what was written
         path.unlink(missing_ok=True)
         raise
-    if status != 0:
-        raise InvalidInputError(
+    if status != 0:  # the editor (or the person, vim's :cq) refused the edit: not bad input
+        raise NotedError(
             f"the editor exited with status {status}; nothing was saved and the text is in {set_aside(path)}"
         )
     try:
