@@ -77,7 +77,10 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
             section = entry.spec.section
             ctx.out(("\n" if section != entries[0].spec.section else "") + section)
         value = _shown(entry)
-        ctx.out(f"  {entry.key:<{key_width}}  {value:<{value_width}}  {entry.describe_source()}".rstrip())
+        mark = ", at next start" if entry.spec.at_start else ""
+        ctx.out(
+            f"  {entry.key:<{key_width}}  {value:<{value_width}}  {entry.describe_source()}{mark}".rstrip()
+        )
     if not entries:
         ctx.out(f"no setting starts with {prefix}")
     for problem in settings.problems:
@@ -158,6 +161,8 @@ def _report(ctx: CliContext, settings: Settings, entry: ResolvedSetting, done: s
         ctx.emit(entry.to_json())
         return
     ctx.out(f"{entry.key} = {entry.spec.display(entry.value)}  ({done})")
+    if entry.spec.at_start:
+        ctx.out(f"note: {entry.spec.next_start}")
     if entry.source is Source.ENV:
         ctx.out(f"note: {entry.env_var} overrides it while it is set in the environment")
     for problem in settings.problems:

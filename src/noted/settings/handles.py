@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import ConfigError
-from noted.settings.spec import Kind, Setting
+from noted.settings.spec import AT_START, Kind, Setting
 from noted.settings.urls import EXAMPLE_URLS, base_url_problem, is_listen_address
 
 if TYPE_CHECKING:
@@ -177,38 +177,43 @@ SEARCH_INDEXER_ENABLED = Setting(
     "search.indexer.enabled", SEARCH, "Index notes for search by meaning", default=True,
     help="Keep the semantic index up to date in the background. Off saves CPU; search by meaning "
     "then uses the index as it was.",
+    at_start=AT_START,
 )
 EMBEDDING_PROVIDER = Setting(
     "ai.embedding.provider", SEARCH, "Embedding provider", choices=("onnx", "openai", "fake"),
     default="onnx",
     help="onnx: a model run on this machine (no network). openai: an OpenAI-compatible "
-    "/v1/embeddings server. fake: deterministic vectors for tests. A change takes effect at the next start "
-    "of the app and the MCP server, which rebuilds the index.",
+    "/v1/embeddings server. fake: deterministic vectors for tests. A change of provider rebuilds the index.",
+    at_start=AT_START,
 )
 EMBEDDING_MODEL = Setting(
     "ai.embedding.model", SEARCH, "Embedding model", default="",
     help='For onnx, a folder holding model.onnx and tokenizer.json; "" is the bundled '
-    "all-MiniLM-L6-v2. For openai, the model's name. A change takes effect at the next start of the app "
-    "and the MCP server, which rebuilds the index.",
+    "all-MiniLM-L6-v2. For openai, the model's name. A change of model rebuilds the index.",
+    at_start=AT_START,
 )
 EMBEDDING_BASE_URL = Setting(
     "ai.embedding.baseUrl", SEARCH, "Embedding server URL", default="", kind=Kind.URL,
     help='Address of the /v1/embeddings server for the openai embedding provider; "" uses the '
     "assistant's server URL.",
+    at_start=AT_START,
 )
 EMBEDDING_QUERY_PREFIX = Setting(
     "ai.embedding.queryPrefix", SEARCH, "Query prefix", default="",
     help='Text put before each search query, e.g. "query: " for e5 models; "" uses what the model '
     "declares.",
+    at_start=AT_START,
 )
 EMBEDDING_PASSAGE_PREFIX = Setting(
     "ai.embedding.passagePrefix", SEARCH, "Passage prefix", default="",
     help='Text put before each indexed passage, e.g. "passage: " for e5 models; "" uses what the '
     "model declares.",
+    at_start=AT_START,
 )
 EMBEDDING_THREADS = Setting(
     "ai.embedding.threads", SEARCH, "Embedding threads", default=0, minimum=0, maximum=256,
     help="CPU threads the local model may use; 0 picks a number that suits this machine.",
+    at_start=AT_START,
 )
 
 # MCP server
@@ -244,6 +249,7 @@ MCP_ALLOWED_ORIGINS: Setting[tuple[str, ...]] = Setting(
     "mcp.allowedOrigins", MCP, "Allowed browser origins", default=(),
     help="Browser origins (e.g. https://example.org) allowed to call the server; requests from other "
     "origins are refused. Clients that send no Origin, as AI apps do, are not affected.",
+    at_start=AT_START,
 )
 MCP_WRITES = Setting(
     "mcp.writes", MCP, "AI apps' changes", choices=("direct", "review"), default="direct",
@@ -265,20 +271,24 @@ BACKEND = Setting(
     help="sqlite: the profile's own database. joplin: a running Joplin's Data API (desktop app with "
     "the Web Clipper on, or the terminal app's server). vault: a folder of Markdown files "
     "(vault.path), worked on in place.",
+    at_start=AT_START,
 )
 VAULT_PATH = Setting(
     "vault.path", STORAGE, "Markdown folder", default="", kind=Kind.PATH,
     help="The folder of Markdown files (an Obsidian vault, a git repository of notes) this profile "
     "works on when backend is vault; noted --vault DIR does it for one run. One profile per folder.",
+    at_start=AT_START,
 )
 JOPLIN_URL = Setting(
     "joplin.url", STORAGE, "Joplin Data API URL", default="", kind=Kind.URL,
     help='Address of Joplin\'s Data API; "" finds it on this machine from port 41184 up.',
+    at_start=AT_START,
 )
 JOPLIN_TOKEN_FILE = Setting(
     "joplin.tokenFile", STORAGE, "Joplin token file", default="", kind=Kind.PATH,
     help="File holding Joplin's API token (Joplin: Options, Web Clipper). NOTED_JOPLIN_TOKEN in the "
     "environment also works.",
+    at_start=AT_START,
 )
 JOPLIN_SYNC_COMMAND = Setting(
     "joplin.syncCommand", STORAGE, "Joplin sync command", default="",
@@ -290,20 +300,22 @@ LARGE_NOTE_CHARS = Setting(
     default=200_000, minimum=10_000, maximum=100_000_000,
     help="A note longer than this opens in the app showing its first this many characters (the reader "
     "says so; noted show, noted edit, noted export and the MCP read_note give all of it), and search by "
-    "meaning indexes that part (a change reaches the index at the next start of the app and the MCP "
-    "server); keyword search covers it all. Keeps a huge note from stalling the app.",
+    "meaning indexes that part; keyword search covers it all. Keeps a huge note from stalling the app.",
+    at_start="A change to search by meaning",
 )
 HISTORY_KEEP_ALL_DAYS = Setting(
     "history.keepAllDays", STORAGE, "Keep every revision for (days)", default=7, minimum=1, maximum=36_500,
     help="Every saved version of a note (and every kept version of an attachment) younger than this "
     "is kept. Older ones are thinned: one a day, then one a week, always keeping the state each "
     "writer left a note in.",
+    at_start=AT_START,
 )
 HISTORY_KEEP_DAILY_DAYS = Setting(
     "history.keepDailyDays", STORAGE, "Keep a revision a day for (days)", default=90, minimum=1,
     maximum=36_500,
     help="Up to this age the last revision of each day is kept; older history keeps the last of each "
     "week. noted history --prune thins every note now and gives the space back.",
+    at_start=AT_START,
 )
 
 # Appearance and keys

@@ -55,12 +55,14 @@ class ResolvedSetting:
         data: dict[str, Any] = {
             "key": spec.key, "value": to_json(self.value), "source": self.describe_source(),
             "default": to_json(spec.default), "section": spec.section, "label": spec.label,
-            "type": str(spec.kind), "allowed": spec.allowed(), "help": spec.help,
+            "type": str(spec.kind), "allowed": spec.allowed(), "help": spec.explained,
         }  # fmt: skip
         if spec.choices:
             data["choices"] = list(spec.choices)
         if self.written is not None:  # as written, and refused: not the stand-in
             data["value"], data["refused"] = json.loads(self.shown()), True
+        if spec.at_start:
+            data["next_start"] = spec.next_start
         if spec.writes_notes is not None:
             data["writes_notes"] = spec.writes_notes
         return data

@@ -42,6 +42,8 @@ raises ``ConfigError`` to refuse the value before anything is written."""
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+AT_START = "A change"
+"""``Setting.at_start`` of a setting read only as the app or MCP server starts."""
 _KEY_LIKE_VALUE = re.compile(r"(sk|sk-ant|pk|rk|ghp|gho|xox[abpr])[-_][A-Za-z0-9]")
 
 
@@ -108,6 +110,9 @@ class Setting(Generic[T]):
     """For a limit or a switch that guards the notes: the value that stands in for one the config
     file holds and the setting refuses (an empty limit among them), in place of the default, and
     what it means (``"no notebook is shared"``), so a slip in the file never lifts the guard."""
+    at_start: str = ""
+    """What of the setting a running app or MCP server reads only as it starts, as the subject of
+    ``next_start`` (``AT_START``: all of it); "" for a setting read where it is used."""
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -125,6 +130,20 @@ class Setting(Generic[T]):
         """The setting of one entry of this table, e.g. ``ui.keymap.note.save``."""
         label, default = f"{self.label}: {name}", self.default.get(name, "")
         return Setting(f"{self.key}.{name}", self.section, label, default, self.help, table=self)
+
+    @property
+    def next_start(self) -> str:
+        """The sentence marking what applies only at the next start, "" for a setting read at use."""
+        return (
+            f"{self.at_start} applies at the next start of the app and the MCP server."
+            if self.at_start
+            else ""
+        )
+
+    @property
+    def explained(self) -> str:
+        """The help with the mark of the next start, as every front end shows it."""
+        return " ".join(part for part in (self.help, self.next_start) if part)
 
     def allowed(self) -> str:
         """What the setting accepts, in words, for error messages and help."""

@@ -229,8 +229,8 @@ def setting_row(resolved: ResolvedSetting, section: str, findable: Findable, the
     )
     error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
     error.display = False
-    row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
-    findable.append((row, f"{section} {spec.key} {spec.label}\n{spec.help}".lower()))
+    row = Vertical(*parts, error, Label(Content(spec.explained), classes="setting--help"), classes="setting")
+    findable.append((row, f"{section} {spec.key} {spec.label}\n{spec.explained}".lower()))
     return row
 
 
